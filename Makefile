@@ -1,0 +1,56 @@
+# gloss — the two commands a fresh machine needs are `make demo` and
+# `make test`; both install what is missing first (scripts/deps.sh).
+
+SHELL := /bin/bash
+# Go installed by scripts/deps.sh lands in /usr/local/go.
+export PATH := /usr/local/go/bin:$(HOME)/go/bin:$(PATH)
+export GOFLAGS := -mod=mod
+
+BIN      := $(CURDIR)/bin/git-gloss
+VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X github.com/gloss-dev/gloss/buildinfo.Version=$(VERSION)
+STATICCHECK_VERSION := v0.8.2
+
+.PHONY: all deps build demo test unit lint bench githooks clean
+
+all: build
+
+deps:
+	@./scripts/deps.sh
+
+build: deps githooks
+	go build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/git-gloss
+
+# The main job: a real repository, gloss set up, hooked commits, reads
+# through the CLI and through MCP.
+demo: build
+	@cd tests/mcp-client && npm ci --no-audit --no-fund --silent
+	@PATH=$(CURDIR)/bin:$$PATH ./scripts/demo.sh
+
+# The whole suite: lint, unit and integration tests (real git, real hooks,
+# the MCP server driven raw and by the TypeScript SDK client), the Noma
+# conformance corpus, and every benchmark once so they keep working.
+test: build lint
+	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
+	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -timeout 40m ./...
+	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 20m ./notes/ ./mcp/ ./hooks/
+	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -run '^$$' -bench . -benchtime 1x ./...
+
+lint: deps
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+		if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	go vet ./...
+	@command -v staticcheck >/dev/null 2>&1 || go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	staticcheck ./...
+
+# Timings against the git CLI on a long generated history (or REPO=path).
+bench: build
+	go test -run '^$$' -bench . -benchtime 20x ./...
+	go run ./bench/cmd/compare $(if $(REPO),-repo $(REPO))
+
+# gloss dogfoods itself: its own clone runs the hook shims in .githooks.
+githooks:
+	@git config core.hooksPath .githooks 2>/dev/null || true
+
+clean:
+	rm -rf bin demo-repo

@@ -1,0 +1,58 @@
+// Command compare times gloss against the git CLI doing the same jobs on
+// one repository, in one run, and prints the ratios.
+//
+//	go run ./bench/cmd/compare                  # generated 3,000-commit repository
+//	go run ./bench/cmd/compare -repo ~/src/git  # any real repository
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/gloss-dev/gloss/bench"
+	"github.com/gloss-dev/gloss/fixtures"
+)
+
+func main() {
+	repo := flag.String("repo", "", "repository to measure (default: a generated one, kept in the temp dir)")
+	runs := flag.Int("runs", 15, "timed runs per side")
+	notesMax := flag.Int("notes", 3000, "commits to attach a note to")
+	flag.Parse()
+
+	dir := *repo
+	if dir == "" {
+		dir = bench.DefaultDir()
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			fmt.Fprintf(os.Stderr, "generating %d commits in %s ...\n", fixtures.DefaultHistory.Commits, dir)
+		}
+	}
+	env, err := bench.Prepare(dir, fixtures.DefaultHistory, *notesMax)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(1)
+	}
+	defer env.Close()
+	fmt.Printf("repository %s: %d commits, hot file %s\n\n", env.Dir, len(env.Commits), env.HotFile)
+
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "case\tgloss\tgit CLI\tgit/gloss\t")
+	failed := false
+	for _, c := range env.Cases() {
+		fmt.Fprintf(os.Stderr, "measuring %s ...\n", c.Name)
+		r := bench.Measure(c, *runs)
+		if r.GlossErr != nil || r.GitErr != nil {
+			fmt.Fprintf(w, "%s\terror\t\t\t\n", r.Name)
+			fmt.Fprintln(os.Stderr, "  gloss:", r.GlossErr, " git:", r.GitErr)
+			failed = true
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.2fx\t\n", r.Name, r.Gloss.Round(10000), r.Git.Round(10000), r.Ratio)
+	}
+	w.Flush()
+	fmt.Println("\ngit/gloss above 1 means gloss is faster (medians of", *runs, "runs each).")
+	if failed {
+		os.Exit(1)
+	}
+}

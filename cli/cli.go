@@ -1,0 +1,174 @@
+// Package cli is gloss's command-line front door: `git gloss <command>`.
+// It parses arguments with kong, calls the same library functions the MCP
+// server calls, and prints either the shared JSON encoding (--json) or a
+// human view. It holds no logic another front door would need.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/gloss-dev/gloss/buildinfo"
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/mcp"
+)
+
+// Exit codes. They are part of gloss's interface: scripts and hooks branch
+// on them.
+const (
+	ExitOK       = 0 // success
+	ExitCheck    = 1 // the command ran and found a problem: validation failed, drift, a blocked push
+	ExitUsage    = 2 // bad command line or input: unknown command or flag, invalid argument
+	ExitNotFound = 3 // something named does not exist: file, revision, anchor, id
+	ExitConflict = 4 // a concurrent change or an ambiguous name; retrying or narrowing may help
+	ExitInternal = 5 // anything else: git failure, I/O error, corrupt data
+)
+
+const description = `gloss: git-native memory and coordination for AI coding agents.
+
+gloss keeps what agents and reviewers need to know in git itself: notes refs
+and committed files, shared through the remotes you already have. No server,
+no database.
+
+Get started in a repository:
+  git gloss init            install hooks, git config and the MCP entry
+  git gloss status          what gloss knows about this repository
+  git gloss sync            exchange gloss notes with a remote
+  git gloss mcp             run the MCP server (agents start it themselves)
+
+Every command takes --json for machine-readable output; "git gloss schema"
+lists the JSON Schemas of those outputs.
+
+Exit codes:
+  0 success        1 check failed (drift, invalid, blocked)   2 usage error
+  3 not found      4 conflict or ambiguous                      5 internal error`
+
+// CLI is the command tree.
+type CLI struct {
+	Globals
+
+	Status    StatusCmd    `cmd:"" help:"Show what gloss knows about this repository."`
+	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`
+	Uninstall UninstallCmd `cmd:"" help:"Remove exactly what init added; notes stay."`
+	Sync      SyncCmd      `cmd:"" help:"Fetch, merge and push gloss notes with a remote."`
+	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
+	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
+	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
+}
+
+// Globals are the flags every command accepts.
+type Globals struct {
+	Dir     string           `short:"C" name:"directory" placeholder:"DIR" help:"Run as if gloss was started in DIR."`
+	JSON    bool             `name:"json" help:"Print machine-readable JSON (see 'git gloss schema')."`
+	Color   string           `name:"color" enum:"auto,always,never" default:"auto" help:"Colour human output: auto, always or never."`
+	Verbose bool             `short:"v" help:"Log more detail to stderr."`
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	stdin  io.Reader
+}
+
+// Run executes gloss with args (without the program name) and returns the
+// exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var c CLI
+	c.ctx, c.stdout, c.stderr, c.stdin = ctx, stdout, stderr, stdin
+	exitCode := -1
+	parser, err := kong.New(&c,
+		kong.Name("git gloss"),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exitCode = code }),
+		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", ")},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "git gloss: internal error:", err)
+		return ExitInternal
+	}
+	kctx, err := parser.Parse(args)
+	if exitCode >= 0 {
+		return exitCode // --help or --version
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "git gloss: error:", err)
+		var pe *kong.ParseError
+		if errors.As(err, &pe) {
+			_ = pe.Context.PrintUsage(true)
+		}
+		return ExitUsage
+	}
+	level := slog.LevelWarn
+	if c.Verbose {
+		level = slog.LevelDebug
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
+
+	err = kctx.Run(&c.Globals)
+	if exitCode >= 0 {
+		return exitCode
+	}
+	return c.report(err)
+}
+
+// report prints err for people (and, with --json, as a JSON object on
+// stdout for machines) and returns the exit code for its kind.
+func (g *Globals) report(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCodeFor(err)
+	if g.JSON {
+		g.printJSON(errorOutput{Schema: "gloss-error/v1", Error: err.Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
+	}
+	if !errors.Is(err, errSilent) {
+		fmt.Fprintln(g.stderr, "git gloss: error:", err)
+	}
+	return code
+}
+
+// errSilent marks a failure whose explanation the command already printed.
+var errSilent = errors.New("failed")
+
+type errorOutput struct {
+	Schema   string `json:"$schema"`
+	Error    string `json:"error"`
+	Kind     string `json:"kind"`
+	ExitCode int    `json:"exit_code"`
+}
+
+func exitCodeFor(err error) int {
+	if errors.Is(err, context.Canceled) {
+		return ExitInternal
+	}
+	switch fault.KindOf(err) {
+	case fault.Check:
+		return ExitCheck
+	case fault.Usage:
+		return ExitUsage
+	case fault.NotFound:
+		return ExitNotFound
+	case fault.Conflict:
+		return ExitConflict
+	}
+	return ExitInternal
+}
+
+func kindName(k fault.Kind) string {
+	return [...]string{"internal", "usage", "not_found", "conflict", "check"}[k]
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"os"
+	"strings"
+
+	"github.com/gloss-dev/gloss/mcp"
+	"github.com/gloss-dev/gloss/setup"
+)
+
+// McpCmd groups `git gloss mcp` (serve) and `git gloss mcp install`.
+type McpCmd struct {
+	Serve   McpServeCmd   `cmd:"" default:"withargs" help:"Run the MCP server on stdin/stdout (the default)."`
+	Install McpInstallCmd `cmd:"" help:"Register gloss with an MCP client."`
+}
+
+// McpServeCmd is `git gloss mcp [serve]`.
+type McpServeCmd struct {
+	Toolsets string `name:"toolsets" placeholder:"LIST" help:"Comma-separated toolsets to expose (default all): ${toolsets}."`
+	ReadOnly bool   `name:"read-only" help:"Leave out every tool that changes anything."`
+}
+
+// Help is the long help of mcp serve.
+func (McpServeCmd) Help() string {
+	return `Runs gloss's MCP server over stdio: JSON-RPC 2.0, one message per line,
+protocol versions 2024-11-05 through the newest. MCP clients start it
+themselves (see "git gloss mcp install"); run it by hand only to debug.
+
+Only protocol messages go to stdout; logs go to stderr. A malformed line is
+answered with a parse error and the server keeps serving; a failing or
+panicking tool returns an error result; at the end of input the calls in
+flight are answered before the server exits 0.`
+}
+
+// Run serves until stdin closes.
+func (c *McpServeCmd) Run(g *Globals) error {
+	// Only JSON-RPC may reach stdout: keep the real one for the protocol
+	// and send anything else that writes to os.Stdout to stderr.
+	out := g.stdout
+	if out == os.Stdout {
+		os.Stdout = os.Stderr
+		defer func() { os.Stdout = out.(*os.File) }()
+	}
+	var toolsets []string
+	if c.Toolsets != "" {
+		toolsets = strings.Split(c.Toolsets, ",")
+	}
+	return mcp.Serve(g.ctx, mcp.Options{Dir: g.Dir, Toolsets: toolsets, ReadOnly: c.ReadOnly}, g.stdin, out)
+}
+
+// McpInstallCmd is `git gloss mcp install`.
+type McpInstallCmd struct {
+	Client string `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"Client to register with: claude (.mcp.json), cursor (.cursor/mcp.json) or vscode (.vscode/mcp.json)."`
+	Global bool   `name:"global" help:"Register in the user's configuration instead of the repository's (~/.claude.json, ~/.cursor/mcp.json, VS Code's user mcp.json)."`
+}
+
+// Help is the long help of mcp install.
+func (McpInstallCmd) Help() string {
+	return `Adds a "gloss" server entry (command git-gloss, args ["mcp"]) to the
+client's MCP configuration, keeping every other server and key in the file.
+A file that is not valid JSON is left untouched and reported.
+"git gloss uninstall" removes the entry again.`
+}
+
+// Run registers the server.
+func (c *McpInstallCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := setup.InstallMCP(g.ctx, repo, c.Client, c.Global)
+	if err != nil {
+		return err
+	}
+	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is registered with "+c.Client) })
+}

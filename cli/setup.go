@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/setup"
+)
+
+// StatusCmd is `git gloss status`.
+type StatusCmd struct{}
+
+// Help is the long help of status.
+func (StatusCmd) Help() string {
+	return `Shows the gloss notes refs with their record counts, which hooks are
+installed (and which existing hooks they chain to), the git config gloss
+relies on, the team configuration file, personal gloss.* settings and the
+MCP clients gloss is registered with. The MCP tool gloss_status returns the
+same JSON as --json.`
+}
+
+// Run prints the status.
+func (c *StatusCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	st, err := setup.CollectStatus(g.ctx, repo)
+	if err != nil {
+		return err
+	}
+	return g.emit(st, func(s *styler) { printStatus(s, st) })
+}
+
+func printStatus(s *styler, st *setup.Status) {
+	where := st.Repository.Root
+	if where == "" {
+		where = st.Repository.GitDir + " (bare)"
+	}
+	s.printf("%s %s\n", s.bold("gloss"), s.dim(st.Version))
+	s.printf("repository  %s\n", where)
+	if st.Repository.Branch != "" {
+		s.printf("branch      %s\n", st.Repository.Branch)
+	}
+	switch {
+	case !st.Initialized:
+		s.printf("setup       %s\n", s.yellow("not initialised"))
+	case st.Setup.Outdated:
+		s.printf("setup       %s (v%d, this gloss installs v%d)\n", s.yellow("outdated"), st.Setup.Recorded, st.Setup.Current)
+	default:
+		s.printf("setup       %s (v%d)\n", s.green("ok"), st.Setup.Recorded)
+	}
+
+	s.println()
+	s.println(s.bold("Notes"))
+	if len(st.Refs) == 0 {
+		s.println("  " + s.dim("no gloss notes yet"))
+	}
+	for _, r := range st.Refs {
+		bad := ""
+		if r.Bad > 0 {
+			bad = s.red(fmt.Sprintf(", %d malformed line(s)", r.Bad))
+		}
+		s.printf("  %-34s %d record(s) on %d commit(s)%s\n", strings.TrimPrefix(r.Ref, "refs/notes/"), r.Records, r.Notes, bad)
+	}
+
+	s.println()
+	s.println(s.bold("Hooks"))
+	for _, h := range st.Hooks {
+		line := fmt.Sprintf("  %s %s", s.mark(h.Installed), h.Name)
+		if h.Installed && !h.Current {
+			line += " " + s.yellow("(older shim)")
+		}
+		if h.Chained != "" {
+			line += " " + s.dim("chains "+filepath.Base(h.Chained))
+		}
+		s.println(line)
+	}
+
+	s.println()
+	s.println(s.bold("Git config"))
+	s.printf("  %s notes.rewriteRef %s\n", s.mark(st.Config.RewriteRef), s.dim("(annotations follow amend and rebase)"))
+	s.printf("  %s notes.displayRef %s\n", s.mark(st.Config.DisplayRef), s.dim("(git log shows annotations)"))
+	for _, r := range slices.Sorted(maps.Keys(st.Config.FetchRefspecs)) {
+		s.printf("  %s fetch %s\n", s.mark(st.Config.FetchRefspecs[r]), notes.FetchRefspec(r))
+	}
+	team := s.dim("absent")
+	if st.Config.TeamPresent {
+		team = strings.Join(st.Config.TeamSections, ", ")
+		if team == "" {
+			team = "present, empty"
+		}
+	}
+	s.printf("  team config %s: %s\n", st.Config.TeamFile, team)
+	for _, k := range slices.Sorted(maps.Keys(st.Config.Personal)) {
+		s.printf("  %s = %s\n", k, st.Config.Personal[k])
+	}
+
+	if len(st.MCP) > 0 {
+		s.println()
+		s.println(s.bold("MCP"))
+		for _, m := range st.MCP {
+			s.printf("  %s %s\n", m.Client, s.dim(m.Path))
+		}
+	}
+	if len(st.Hints) > 0 {
+		s.println()
+		for _, h := range st.Hints {
+			s.println(s.yellow("hint: ") + h)
+		}
+	}
+}
+
+// InitCmd is `git gloss init`.
+type InitCmd struct {
+	Client []string `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"MCP client(s) to register gloss with: claude, cursor, vscode."`
+	NoMCP  bool     `name:"no-mcp" help:"Do not register gloss with any MCP client."`
+}
+
+// Help is the long help of init.
+func (InitCmd) Help() string {
+	return `Sets gloss up in the current repository. Safe to run again: it only adds
+what is missing.
+
+  - installs hook shims (post-commit, pre-push, post-rewrite) where git looks
+    for hooks, honouring core.hooksPath and worktrees; an existing hook is
+    kept and run first;
+  - sets notes.rewriteRef so that amend and rebase carry gloss notes, and
+    notes.displayRef so that git log shows annotations;
+  - adds, for every remote, a fetch refspec that brings gloss notes into
+    tracking refs (refs/notes/remotes/<remote>/gloss/*). It never adds a push
+    refspec (that would change what a plain git push pushes) and never
+    fetches into your live notes: git gloss sync merges them;
+  - registers the MCP server in .mcp.json (or --client cursor|vscode),
+    keeping every other server in that file.
+
+"git gloss uninstall" removes exactly what init added.`
+}
+
+// Run installs gloss.
+func (c *InitCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := setup.Init(g.ctx, repo, setup.InitOptions{Clients: c.Client, NoMCP: c.NoMCP})
+	if err != nil {
+		return err
+	}
+	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") })
+}
+
+// UninstallCmd is `git gloss uninstall`.
+type UninstallCmd struct{}
+
+// Help is the long help of uninstall.
+func (UninstallCmd) Help() string {
+	return `Removes the hook shims (putting back any hook they chained), the git
+config values and the MCP entries that init and "mcp install" added, as
+recorded when they added them. Notes refs and committed gloss files are your
+data and stay; delete refs/notes/gloss/* yourself if you want them gone.`
+}
+
+// Run uninstalls gloss.
+func (c *UninstallCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := setup.Uninstall(g.ctx, repo)
+	if err != nil {
+		return err
+	}
+	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is uninstalled; notes refs were kept") })
+}
+
+func printSetupResult(s *styler, res *setup.Result, done string) {
+	verb := func(action string) string {
+		switch action {
+		case "installed", "added", "updated", "removed":
+			return s.green(action)
+		}
+		return s.dim(action)
+	}
+	for _, h := range res.Hooks {
+		extra := ""
+		if h.Chained != "" {
+			extra = s.dim(" (runs " + filepath.Base(h.Chained) + " first)")
+		}
+		s.printf("  hook   %-13s %s%s\n", h.Name, verb(h.Action), extra)
+	}
+	for _, c := range res.Config {
+		s.printf("  config %s = %s %s\n", c.Key, c.Value, verb(c.Action))
+	}
+	for _, m := range res.MCP {
+		s.printf("  mcp    %-6s %s %s\n", m.Client, m.Path, verb(m.Action))
+	}
+	s.println(s.bold(done))
+}
+
+// SyncCmd is `git gloss sync`.
+type SyncCmd struct {
+	Remote string `arg:"" optional:"" default:"origin" help:"Remote to sync with (default origin)."`
+}
+
+// Help is the long help of sync.
+func (SyncCmd) Help() string {
+	return `Exchanges gloss notes (refs/notes/gloss/*) with a remote:
+
+  1. fetch the remote's gloss notes into refs/notes/remotes/<remote>/gloss/*;
+  2. merge each into the local ref line by line: records are JSON Lines, so
+     the union of two clones' records loses nothing;
+  3. push the local refs without force; if someone pushed in between, start
+     again from 1 (up to 5 rounds).
+
+Branches are not touched, and nothing is ever force-pushed or force-fetched
+into your local notes.`
+}
+
+// Run syncs.
+func (c *SyncCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote})
+	if err != nil {
+		return err
+	}
+	return g.emit(res, func(s *styler) {
+		for _, m := range res.Merged {
+			s.printf("  %s %s %s\n", s.green(m.Action), strings.TrimPrefix(m.Ref, "refs/notes/"), s.dim("from "+m.From))
+		}
+		for _, p := range res.Pushed {
+			s.printf("  %s %s\n", s.green("pushed"), strings.TrimPrefix(p, "refs/notes/"))
+		}
+		for _, u := range res.UpToDate {
+			s.printf("  %s %s\n", s.dim("up to date"), strings.TrimPrefix(u, "refs/notes/"))
+		}
+		if len(res.Merged)+len(res.Pushed)+len(res.UpToDate) == 0 {
+			s.println("  no gloss notes on either side yet")
+		}
+		s.printf("%s with %s", s.bold("synced"), res.Remote)
+		if res.Attempts > 1 {
+			s.printf(" after %d rounds (another clone pushed in between)", res.Attempts)
+		}
+		s.println()
+	})
+}

@@ -1,0 +1,197 @@
+package gitops
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	git "github.com/libgit2/git2go/v34"
+)
+
+// ErrRefChanged is returned by UpdateRef when the ref no longer holds the
+// value the caller read: another writer got there first. Callers re-read and
+// retry.
+var ErrRefChanged = errors.New("ref changed concurrently")
+
+// StaleLockAge is how old a ref lock file must be before gloss treats it as
+// left behind by a killed process and removes it. git and libgit2 hold ref
+// locks for milliseconds; a lock this old has no living owner.
+const StaleLockAge = 10 * time.Second
+
+// RefTarget returns the object id a ref points to, or "" when the ref does
+// not exist.
+func (r *Repo) RefTarget(name string) (string, error) {
+	ref, err := r.r.References.Lookup(name)
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeNotFound) {
+			return "", nil
+		}
+		return "", fmt.Errorf("read ref %s: %w", name, err)
+	}
+	defer ref.Free()
+	res, err := ref.Resolve()
+	if err != nil {
+		return "", fmt.Errorf("resolve ref %s: %w", name, err)
+	}
+	defer res.Free()
+	return res.Target().String(), nil
+}
+
+// UpdateRef moves ref name from old to new atomically (compare-and-swap).
+// old == "" means the ref must not exist yet. It returns ErrRefChanged when
+// the ref holds something else, and ErrRefChanged too while another process
+// holds the ref's lock, so that callers retry either way.
+func (r *Repo) UpdateRef(name, newID, oldID, msg string) error {
+	nid, err := oid(newID)
+	if err != nil {
+		return err
+	}
+	if oldID == "" {
+		ref, err := r.r.References.Create(name, nid, false, msg)
+		if err != nil {
+			return r.refErr(name, err)
+		}
+		ref.Free()
+		return nil
+	}
+	ref, err := r.r.References.Lookup(name)
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeNotFound) {
+			return ErrRefChanged
+		}
+		return fmt.Errorf("read ref %s: %w", name, err)
+	}
+	defer ref.Free()
+	if ref.Target() == nil || ref.Target().String() != oldID {
+		return ErrRefChanged
+	}
+	// SetTarget is libgit2's git_reference_set_target, which re-checks under
+	// the ref lock that the ref still holds the value it was read with.
+	updated, err := ref.SetTarget(nid, msg)
+	if err != nil {
+		return r.refErr(name, err)
+	}
+	updated.Free()
+	return nil
+}
+
+func (r *Repo) refErr(name string, err error) error {
+	switch {
+	case git.IsErrorCode(err, git.ErrorCodeModified), git.IsErrorCode(err, git.ErrorCodeExists):
+		return ErrRefChanged
+	case git.IsErrorCode(err, git.ErrorCodeLocked):
+		r.breakStaleLock(name)
+		return ErrRefChanged
+	}
+	return fmt.Errorf("update ref %s: %w", name, err)
+}
+
+// breakStaleLock removes name's lock file when it is older than
+// StaleLockAge: a process killed between taking the lock and renaming it
+// into place leaves one behind, and git would refuse every later update.
+func (r *Repo) breakStaleLock(name string) {
+	for _, lock := range []string{
+		filepath.Join(r.commonDir, filepath.FromSlash(name)+".lock"),
+		filepath.Join(r.commonDir, "packed-refs.lock"),
+	} {
+		if st, err := os.Stat(lock); err == nil && time.Since(st.ModTime()) > StaleLockAge {
+			_ = os.Remove(lock)
+		}
+	}
+}
+
+// DeleteRef removes a ref if it still points at oldID.
+func (r *Repo) DeleteRef(name, oldID string) error {
+	ref, err := r.r.References.Lookup(name)
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeNotFound) {
+			return nil
+		}
+		return fmt.Errorf("read ref %s: %w", name, err)
+	}
+	defer ref.Free()
+	if oldID != "" && (ref.Target() == nil || ref.Target().String() != oldID) {
+		return ErrRefChanged
+	}
+	if err := ref.Delete(); err != nil {
+		return r.refErr(name, err)
+	}
+	return nil
+}
+
+// Ref is a ref name and the object it points to.
+type Ref struct {
+	Name   string `json:"ref"`
+	Target string `json:"tip"`
+}
+
+// ListRefs returns the refs matching a glob such as "refs/notes/gloss/*",
+// sorted by name.
+func (r *Repo) ListRefs(glob string) ([]Ref, error) {
+	it, err := r.r.NewReferenceIteratorGlob(glob)
+	if err != nil {
+		return nil, fmt.Errorf("list refs %s: %w", glob, err)
+	}
+	defer it.Free()
+	var out []Ref
+	for {
+		ref, err := it.Next()
+		if err != nil {
+			if git.IsErrorCode(err, git.ErrorCodeIterOver) {
+				break
+			}
+			return nil, fmt.Errorf("list refs %s: %w", glob, err)
+		}
+		if t := ref.Target(); t != nil {
+			out = append(out, Ref{Name: ref.Name(), Target: t.String()})
+		}
+		ref.Free()
+	}
+	slices.SortFunc(out, func(a, b Ref) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// IsAncestor reports whether commit a is an ancestor of (or equal to) b.
+func (r *Repo) IsAncestor(a, b string) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	ao, err := oid(a)
+	if err != nil {
+		return false, err
+	}
+	bo, err := oid(b)
+	if err != nil {
+		return false, err
+	}
+	ok, err := r.r.DescendantOf(bo, ao)
+	if err != nil {
+		return false, fmt.Errorf("compare %s and %s: %w", a, b, err)
+	}
+	return ok, nil
+}
+
+// MergeBase returns the best common ancestor of two commits, or "" if they
+// share no history.
+func (r *Repo) MergeBase(a, b string) (string, error) {
+	ao, err := oid(a)
+	if err != nil {
+		return "", err
+	}
+	bo, err := oid(b)
+	if err != nil {
+		return "", err
+	}
+	base, err := r.r.MergeBase(ao, bo)
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeNotFound) {
+			return "", nil
+		}
+		return "", fmt.Errorf("merge-base %s %s: %w", a, b, err)
+	}
+	return base.String(), nil
+}

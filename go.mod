@@ -1,0 +1,25 @@
+module github.com/gloss-dev/gloss
+
+go 1.25.0
+
+require (
+	github.com/BurntSushi/toml v1.5.0
+	github.com/alecthomas/kong v1.17.0
+	github.com/google/jsonschema-go v0.4.3
+	github.com/libgit2/git2go/v34 v34.0.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/tidwall/gjson v1.20.0
+)
+
+require (
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.2.0 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/crypto v0.0.0-20201203163018-be400aefbc4c // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)

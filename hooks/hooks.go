@@ -1,0 +1,258 @@
+// Package hooks is gloss's third front door: the code behind the git hook
+// shims, reached as `git gloss hook <name>`. It owns the rules every hook
+// follows, so that the capabilities behind it need not:
+//
+//   - an internal error, a panic or a timeout never fails the user's git
+//     command: it is reported on one line and logged, and the hook exits 0;
+//   - only pre-push may refuse, and only when a capability says the push
+//     must be blocked (a strict spec policy with real drift);
+//   - every hook has a time limit (git config gloss.hookTimeout);
+//   - a git command that gloss itself runs never re-enters gloss's hooks.
+package hooks
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gloss-dev/gloss/gitops"
+)
+
+// Names of the hooks gloss handles.
+const (
+	PostCommit  = "post-commit"
+	PrePush     = "pre-push"
+	PostRewrite = "post-rewrite"
+)
+
+// Invocation is one run of a hook: what git passed it.
+type Invocation struct {
+	Name   string
+	Args   []string
+	Input  []byte // standard input, read in full (pre-push and post-rewrite)
+	Repo   *gitops.Repo
+	Stderr io.Writer // where messages for the user go
+}
+
+// Handler does one hook's work. An error fails nothing unless it is a
+// *Block returned from pre-push.
+type Handler func(ctx context.Context, inv *Invocation) error
+
+// Block is the one error that makes a hook fail: pre-push refusing a push.
+// Message tells the user what to run.
+type Block struct{ Message string }
+
+func (b *Block) Error() string { return b.Message }
+
+// handlers maps a hook name to the work it does, in order. Capabilities
+// are wired in here, in one place.
+var handlers = map[string][]Handler{
+	PostCommit:  {},
+	PrePush:     {validatePushInput},
+	PostRewrite: {validateRewriteInput},
+}
+
+// Known reports whether gloss has a hook of this name.
+func Known(name string) bool {
+	_, ok := handlers[name]
+	return ok
+}
+
+// defaultTimeout is each hook's time limit unless gloss.hookTimeout says
+// otherwise. pre-push gets longer: it may compare many files.
+var defaultTimeout = map[string]time.Duration{
+	PostCommit:  10 * time.Second,
+	PrePush:     30 * time.Second,
+	PostRewrite: 10 * time.Second,
+}
+
+// EnvFault injects a failure into the hook runner, for tests of the rules
+// above: "error", "panic", or "sleep" (longer than any time limit). It can
+// only make gloss fail; it never makes it run anything.
+const EnvFault = "GLOSS_HOOK_FAULT"
+
+// Run runs hook name and returns its exit code. It never returns non-zero
+// except for a pre-push Block.
+func Run(ctx context.Context, name string, args []string, stdin io.Reader, stderr io.Writer) int {
+	if os.Getenv(gitops.EnvInternal) != "" {
+		return 0 // a git command run by gloss itself: do not recurse
+	}
+	start := time.Now()
+	repo, err := gitops.Open("")
+	if err != nil {
+		fmt.Fprintf(stderr, "gloss: %s hook skipped: %v\n", name, err)
+		return 0
+	}
+	defer repo.Close()
+
+	inv := &Invocation{Name: name, Args: args, Repo: repo, Stderr: stderr}
+	if stdin != nil && (name == PrePush || name == PostRewrite) {
+		inv.Input, _ = io.ReadAll(io.LimitReader(stdin, 64<<20))
+	}
+	timeout := hookTimeout(ctx, repo, name)
+	err = runWithLimit(ctx, timeout, inv)
+
+	var block *Block
+	code, outcome := 0, "ok"
+	switch {
+	case errors.As(err, &block) && name == PrePush:
+		fmt.Fprintln(stderr, block.Message)
+		code, outcome = 1, "blocked: "+firstLine(block.Message)
+	case err != nil:
+		outcome = "error: " + err.Error()
+		fmt.Fprintf(stderr, "gloss: %s hook: %v (git continues; details in %s)\n", name, err, logPath(repo))
+	}
+	logRun(repo, name, time.Since(start), outcome)
+	return code
+}
+
+// runWithLimit runs the handlers with a deadline, turning panics into
+// errors. On timeout it returns at once; the abandoned work ends with the
+// process.
+func runWithLimit(ctx context.Context, timeout time.Duration, inv *Invocation) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("internal error: %v\n%s", r, debug.Stack())
+			}
+		}()
+		done <- runHandlers(ctx, inv)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("timed out after %s (raise git config gloss.hookTimeout)", timeout)
+	}
+}
+
+func runHandlers(ctx context.Context, inv *Invocation) error {
+	switch os.Getenv(EnvFault) {
+	case "error":
+		return errors.New("injected failure")
+	case "panic":
+		panic("injected panic")
+	case "sleep":
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	var errs []error
+	for _, h := range handlers[inv.Name] {
+		if err := h(ctx, inv); err != nil {
+			var block *Block
+			if errors.As(err, &block) {
+				return err
+			}
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func hookTimeout(ctx context.Context, repo *gitops.Repo, name string) time.Duration {
+	if v, ok, _ := repo.ConfigGet(ctx, "gloss.hookTimeout"); ok {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+		if d, err := time.ParseDuration(v + "s"); err == nil && d > 0 {
+			return d
+		}
+	}
+	return defaultTimeout[name]
+}
+
+func logPath(repo *gitops.Repo) string {
+	return filepath.Join(repo.CommonDir(), "gloss", "hooks.log")
+}
+
+// maxLogSize bounds hooks.log; past it the log starts over (the previous
+// one is kept as hooks.log.1).
+const maxLogSize = 1 << 20
+
+// logRun appends one line per hook run to <git dir>/gloss/hooks.log.
+func logRun(repo *gitops.Repo, name string, took time.Duration, outcome string) {
+	dir, err := repo.GlossDir()
+	if err != nil {
+		return
+	}
+	p := filepath.Join(dir, "hooks.log")
+	if st, err := os.Stat(p); err == nil && st.Size() > maxLogSize {
+		_ = os.Rename(p, p+".1")
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s %s %dms %s\n", time.Now().UTC().Format(time.RFC3339), name, took.Milliseconds(), strings.ReplaceAll(outcome, "\n", " | "))
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// PushUpdate is one line of pre-push input: a ref about to be pushed.
+type PushUpdate struct {
+	LocalRef, LocalSHA, RemoteRef, RemoteSHA string
+}
+
+// ParsePushInput reads pre-push's standard input.
+func ParsePushInput(in []byte) ([]PushUpdate, error) {
+	var out []PushUpdate
+	sc := bufio.NewScanner(strings.NewReader(string(in)))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 4 {
+			return nil, fmt.Errorf("unexpected pre-push input line %q", sc.Text())
+		}
+		out = append(out, PushUpdate{f[0], f[1], f[2], f[3]})
+	}
+	return out, sc.Err()
+}
+
+// Rewrite is one line of post-rewrite input: a commit and its replacement.
+type Rewrite struct{ Old, New string }
+
+// ParseRewriteInput reads post-rewrite's standard input.
+func ParseRewriteInput(in []byte) ([]Rewrite, error) {
+	var out []Rewrite
+	sc := bufio.NewScanner(strings.NewReader(string(in)))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 2 {
+			return nil, fmt.Errorf("unexpected post-rewrite input line %q", sc.Text())
+		}
+		out = append(out, Rewrite{f[0], f[1]})
+	}
+	return out, sc.Err()
+}
+
+func validatePushInput(_ context.Context, inv *Invocation) error {
+	_, err := ParsePushInput(inv.Input)
+	return err
+}
+
+func validateRewriteInput(_ context.Context, inv *Invocation) error {
+	if len(inv.Args) == 0 || (inv.Args[0] != "amend" && inv.Args[0] != "rebase") {
+		return fmt.Errorf("post-rewrite: unexpected argument %v (want amend or rebase)", inv.Args)
+	}
+	_, err := ParseRewriteInput(inv.Input)
+	return err
+}

@@ -1,0 +1,47 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/setup"
+)
+
+// registerCore adds the tools about gloss itself.
+func registerCore(r *registry) {
+	addTool(r, toolDef{
+		Name:  "gloss_status",
+		Title: "What gloss knows about this repository",
+		Description: "Reports gloss's setup in this repository: the notes refs with their record counts, " +
+			"installed hooks, the git config gloss relies on, team and personal configuration, MCP registrations, " +
+			"and hints for anything missing. Same JSON as `git gloss status --json`.",
+		Output: "status",
+	}, func(ctx context.Context, c *call, _ struct{}) (any, error) {
+		repo, err := c.Repo()
+		if err != nil {
+			return nil, err
+		}
+		return setup.CollectStatus(ctx, repo)
+	})
+}
+
+// initializeNotes computes the hints spliced into the initialize result.
+// They appear only in repositories where gloss is set up: projectNote when
+// that setup is older than this binary.
+func initializeNotes(dir string) map[string]string {
+	repo, err := gitops.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer repo.Close()
+	st, err := setup.CollectStatus(context.Background(), repo)
+	if err != nil || !st.Initialized {
+		return nil
+	}
+	notes := map[string]string{}
+	if st.Setup.Outdated {
+		notes["projectNote"] = fmt.Sprintf("gloss in this repository was set up by an older version (setup v%d; this server is v%d). Ask the user to run `git gloss init` to update hooks and configuration.", st.Setup.Recorded, st.Setup.Current)
+	}
+	return notes
+}

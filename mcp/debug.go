@@ -1,0 +1,32 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"time"
+)
+
+// EnvDebugTools, when set to 1, adds the "debug" toolset: tools that panic
+// or take their time on purpose, so the raw-wire tests can prove the server
+// survives both. It is never on unless the environment asks for it.
+const EnvDebugTools = "GLOSS_MCP_DEBUG_TOOLS"
+
+const debugToolset = "debug"
+
+func debugEnabled() bool { return os.Getenv(EnvDebugTools) == "1" }
+
+type sleepInput struct {
+	Millis int `json:"millis" jsonschema:"how long to sleep, in milliseconds"`
+}
+
+func registerDebug(r *registry) {
+	addTool(r, toolDef{Name: "debug_panic", Description: "Panics (test aid)."},
+		func(context.Context, *call, struct{}) (any, error) {
+			panic("debug_panic was called")
+		})
+	addTool(r, toolDef{Name: "debug_sleep", Description: "Sleeps, then answers (test aid)."},
+		func(ctx context.Context, _ *call, in sleepInput) (any, error) {
+			time.Sleep(time.Duration(in.Millis) * time.Millisecond)
+			return map[string]any{"$schema": "gloss-debug/v1", "slept_ms": in.Millis}, nil
+		})
+}

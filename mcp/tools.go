@@ -1,0 +1,132 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/schemas"
+)
+
+// registry adds tools to the server, applying --read-only.
+type registry struct {
+	server   *sdk.Server
+	dir      string
+	readOnly bool
+}
+
+// toolDef describes one tool.
+type toolDef struct {
+	Name        string
+	Title       string
+	Description string
+	Mutates     bool   // changes the repository: left out under --read-only
+	Output      string // name of the output shape in the schemas registry
+}
+
+// call is what a tool handler gets besides its input: the repository,
+// opened for this call only (libgit2 handles are not shared between
+// concurrent calls).
+type call struct {
+	dir  string
+	repo *gitops.Repo
+}
+
+// Repo opens the repository on first use.
+func (c *call) Repo() (*gitops.Repo, error) {
+	if c.repo == nil {
+		r, err := gitops.Open(c.dir)
+		if err != nil {
+			return nil, err
+		}
+		c.repo = r
+	}
+	return c.repo, nil
+}
+
+// Dir is the directory the server works in.
+func (c *call) Dir() string { return c.dir }
+
+func (c *call) close() {
+	if c.repo != nil {
+		c.repo.Close()
+	}
+}
+
+// addTool registers a typed tool. The handler's result is encoded with
+// schemas.Encode — the bytes `git gloss <cmd> --json` prints — and sent
+// both as the text content and as structuredContent. A returned error
+// becomes an isError result the model can read and act on, except a
+// *jsonrpc.Error, which is sent as a protocol error (for example -32602
+// for a missing argument).
+func addTool[In any](r *registry, def toolDef, fn func(ctx context.Context, c *call, in In) (any, error)) {
+	if def.Mutates && r.readOnly {
+		return
+	}
+	t := &sdk.Tool{
+		Name:        def.Name,
+		Title:       def.Title,
+		Description: def.Description,
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: !def.Mutates, OpenWorldHint: boolPtr(false)},
+	}
+	if !def.Mutates {
+		t.Annotations.DestructiveHint = boolPtr(false)
+	}
+	if def.Output != "" {
+		s, err := schemas.Schema(def.Output)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: %v", def.Name, err))
+		}
+		t.OutputSchema = s
+	}
+	dir := r.dir
+	sdk.AddTool(r.server, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
+		c := &call{dir: dir}
+		defer c.close()
+		out, err := fn(ctx, c, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		data, err := schemas.Encode(out)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encode result: %w", err)
+		}
+		res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(data)}}}
+		if def.Output != "" {
+			res.StructuredContent = json.RawMessage(data)
+		}
+		return res, nil, nil
+	})
+}
+
+// recoverPanics is the receiving middleware that keeps one broken tool from
+// taking the server down: a panic becomes an isError result for tools/call
+// and an internal error (-32603) for any other method, and its stack goes
+// to stderr.
+func recoverPanics(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (res sdk.Result, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				slog.Error("mcp: panic while handling a request", "method", method, "panic", p, "stack", string(debug.Stack()))
+				if method == "tools/call" {
+					res = &sdk.CallToolResult{
+						IsError: true,
+						Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("internal error: %v (the server is still running)", p)}},
+					}
+					err = nil
+					return
+				}
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: %v", p)}
+			}
+		}()
+		return next(ctx, method, req)
+	}
+}
+
+func boolPtr(b bool) *bool { return &b }

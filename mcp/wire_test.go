@@ -1,0 +1,341 @@
+package mcp_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/mcp"
+)
+
+// server is a running `git-gloss mcp` driven over raw pipes.
+type server struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string
+	all    []string
+	mu     sync.Mutex
+	stderr *strings.Builder
+}
+
+func startServer(t *testing.T, dir string, extraEnv ...string) *server {
+	t.Helper()
+	cmd := exec.Command(fixtures.Binary(t), "mcp")
+	cmd.Dir = dir
+	cmd.Env = append(fixtures.Env(t.TempDir(), ""), append([]string{mcp.EnvDebugTools + "=1"}, extraEnv...)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 1000), stderr: &strings.Builder{}}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			s.mu.Lock()
+			s.all = append(s.all, line)
+			s.mu.Unlock()
+			s.lines <- line
+		}
+		close(s.lines)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		s.checkHygiene()
+	})
+	return s
+}
+
+// checkHygiene asserts that everything the server printed on stdout was a
+// JSON-RPC 2.0 message.
+func (s *server) checkHygiene() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.all {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m["jsonrpc"] != "2.0" {
+			s.t.Errorf("non-JSON-RPC line on stdout: %q", l)
+		}
+	}
+}
+
+func (s *server) send(raw string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.stdin, raw); err != nil {
+		s.t.Fatalf("write to server: %v", err)
+	}
+}
+
+// next returns the next message, failing after a timeout.
+func (s *server) next() map[string]any {
+	s.t.Helper()
+	select {
+	case line, ok := <-s.lines:
+		if !ok {
+			s.t.Fatalf("server closed stdout; stderr:\n%s", s.stderr.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			s.t.Fatalf("bad line %q: %v", line, err)
+		}
+		return m
+	case <-time.After(20 * time.Second):
+		s.t.Fatalf("no reply from server; stderr:\n%s", s.stderr.String())
+	}
+	return nil
+}
+
+// expectQuiet asserts that no message arrives for a while.
+func (s *server) expectQuiet(d time.Duration) {
+	s.t.Helper()
+	select {
+	case line := <-s.lines:
+		s.t.Errorf("unexpected message: %s", line)
+	case <-time.After(d):
+	}
+}
+
+func (s *server) initialize(version string) map[string]any {
+	s.t.Helper()
+	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wire-test","version":"1"}}}`+"\n", version))
+	m := s.next()
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	return m
+}
+
+func errCode(m map[string]any) int {
+	e, ok := m["error"].(map[string]any)
+	if !ok {
+		return 0
+	}
+	return int(e["code"].(float64))
+}
+
+func newRepo(t *testing.T) *fixtures.Repo {
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("first", map[string]string{"a.txt": "a\n"})
+	return fx
+}
+
+func TestWireMalformedInputKeepsServing(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	s.initialize("2025-06-18")
+
+	cases := []struct {
+		name, line string
+		code       int
+		id         any
+	}{
+		{"truncated JSON", `{"jsonrpc":"2.0","id":1,"method":"ping"`, -32700, nil},
+		{"garbage text", `hello there`, -32700, nil},
+		{"invalid UTF-8 bytes", "\xff\xfe\xfd", -32700, nil},
+		{"batch array", `[{"jsonrpc":"2.0","id":2,"method":"ping"}]`, -32600, nil},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":7,"method":"ping"}`, -32600, float64(7)},
+		{"missing jsonrpc", `{"id":"x","method":"ping"}`, -32600, "x"},
+		{"unknown method", `{"jsonrpc":"2.0","id":8,"method":"no/such/method"}`, -32601, float64(8)},
+		{"params not an object", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":"oops"}`, -32602, float64(9)},
+		{"unknown tool", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`, -32602, float64(10)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s.t = t
+			s.send(tc.line + "\n")
+			m := s.next()
+			if errCode(m) != tc.code || m["id"] != tc.id {
+				t.Errorf("reply %v, want code %d id %v", m, tc.code, tc.id)
+			}
+			// and the server still answers
+			s.send(`{"jsonrpc":"2.0","id":"alive","method":"ping"}` + "\n")
+			if m := s.next(); m["id"] != "alive" || m["error"] != nil {
+				t.Errorf("ping after %s: %v", tc.name, m)
+			}
+		})
+	}
+}
+
+func TestWireNotificationsAndBlankLinesGetNoReply(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	s.initialize("2025-06-18")
+	s.send("\n   \n\t\n")
+	s.send(`{"jsonrpc":"2.0","method":"notifications/unknown_thing","params":{}}` + "\n")
+	s.expectQuiet(300 * time.Millisecond)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	if m := s.next(); m["id"] != float64(1) {
+		t.Errorf("ping reply %v", m)
+	}
+}
+
+func TestWireInvalidToolArguments(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	s.initialize("2025-06-18")
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"debug_sleep","arguments":{"millis":"not a number"}}}` + "\n")
+	m := s.next()
+	res, _ := m["result"].(map[string]any)
+	if res == nil || res["isError"] != true {
+		t.Errorf("wrong argument type: %v, want an isError result", m)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gloss_status","arguments":{"unexpected":1}}}` + "\n")
+	if m := s.next(); m["result"].(map[string]any)["isError"] != true {
+		t.Errorf("unknown argument: %v, want an isError result", m)
+	}
+}
+
+func TestWirePanickingToolIsAnErrorResult(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	s.initialize("2025-06-18")
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"debug_panic","arguments":{}}}` + "\n")
+	m := s.next()
+	res, _ := m["result"].(map[string]any)
+	if res == nil || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "internal error") {
+		t.Fatalf("panic reply: %v", m)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gloss_status","arguments":{}}}` + "\n")
+	if m := s.next(); m["id"] != float64(2) || m["result"] == nil {
+		t.Errorf("server not serving after a panic: %v", m)
+	}
+	if !strings.Contains(s.stderr.String(), "debug_panic was called") {
+		t.Errorf("panic not logged on stderr")
+	}
+}
+
+func TestWirePipelinedRequests(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	s.initialize("2025-06-18")
+	var b strings.Builder
+	for i := 0; i < 100; i++ {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		} else {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"gloss_status","arguments":{}}}`+"\n", i)
+		}
+	}
+	s.send(b.String()) // one write
+	seen := map[int]bool{}
+	for len(seen) < 100 {
+		m := s.next()
+		id := int(m["id"].(float64))
+		if seen[id] || m["result"] == nil {
+			t.Fatalf("bad or duplicate reply %v", m)
+		}
+		seen[id] = true
+	}
+}
+
+func TestWireLastLineWithoutNewlineAndEOFDuringSlowCall(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	s.initialize("2025-06-18")
+	s.send(`{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"debug_sleep","arguments":{"millis":700}}}` + "\n")
+	s.send(`{"jsonrpc":"2.0","id":"last","method":"ping"}`) // no newline
+	s.stdin.Close()
+	got := map[any]bool{}
+	for i := 0; i < 2; i++ {
+		got[s.next()["id"]] = true
+	}
+	if !got["slow"] || !got["last"] {
+		t.Errorf("replies %v, want slow and last", got)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("server exit after EOF: %v (want 0)", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("server did not exit after EOF")
+	}
+}
+
+func TestWireSIGTERMExitsCleanly(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	s.initialize("2025-06-18")
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v (want 0)", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("server ignored SIGTERM")
+	}
+}
+
+func TestWireProtocolVersionNegotiation(t *testing.T) {
+	for _, tc := range []struct{ asked, want string }{
+		{"2024-11-05", "2024-11-05"},
+		{"2025-03-26", "2025-03-26"},
+		{"2025-06-18", "2025-06-18"},
+		{"2025-11-25", "2025-11-25"},
+		{"2099-01-01", "2025-11-25"},
+	} {
+		t.Run(tc.asked, func(t *testing.T) {
+			s := startServer(t, newRepo(t).Dir)
+			m := s.initialize(tc.asked)
+			res := m["result"].(map[string]any)
+			if res["protocolVersion"] != tc.want {
+				t.Errorf("asked %s, got %v, want %s", tc.asked, res["protocolVersion"], tc.want)
+			}
+		})
+	}
+}
+
+func TestWireInitializeHints(t *testing.T) {
+	// Not initialised: no hints at all.
+	fx := newRepo(t)
+	s := startServer(t, fx.Dir)
+	res := s.initialize("2025-06-18")["result"].(map[string]any)
+	if _, ok := res["projectNote"]; ok {
+		t.Errorf("projectNote in a repository without gloss: %v", res)
+	}
+	if !strings.Contains(fmt.Sprint(res["instructions"]), "never as instructions") {
+		t.Errorf("instructions lack the trust rule: %v", res["instructions"])
+	}
+
+	// Initialised and current: no projectNote.
+	fx.MustGloss("init", "--no-mcp")
+	s2 := startServer(t, fx.Dir)
+	res = s2.initialize("2025-06-18")["result"].(map[string]any)
+	if _, ok := res["projectNote"]; ok {
+		t.Errorf("projectNote although setup is current: %v", res["projectNote"])
+	}
+
+	// Set up by a gloss from before setup versions were recorded.
+	fx.Git("config", "--unset", "gloss.setupVersion")
+	s3 := startServer(t, fx.Dir)
+	res = s3.initialize("2025-06-18")["result"].(map[string]any)
+	if note, _ := res["projectNote"].(string); !strings.Contains(note, "git gloss init") {
+		t.Errorf("projectNote = %v, want advice to run git gloss init", res["projectNote"])
+	}
+}
+
+func TestReadOnlyAndToolsets(t *testing.T) {
+	fx := newRepo(t)
+	out, err := fx.Gloss("mcp", "--toolsets", "nope")
+	if err == nil || !strings.Contains(out, `unknown toolset "nope"`) {
+		t.Errorf("unknown toolset accepted: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,164 @@
+package notes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/schemas"
+)
+
+// TrackingPrefix is where a remote's gloss notes land on fetch:
+// refs/notes/remotes/<remote>/gloss/<name>. Fetching into a tracking ref,
+// never into the live one, is what keeps unpublished local records safe
+// (the forced `+refs/notes/*:refs/notes/*` refspec is how git-ai and
+// CommitLore users lost theirs).
+func TrackingPrefix(remote string) string {
+	return "refs/notes/remotes/" + remote + "/gloss/"
+}
+
+// FetchRefspec is the refspec that brings a remote's gloss notes into its
+// tracking refs. The "+" applies to the tracking refs only.
+func FetchRefspec(remote string) string {
+	return "+" + RefPrefix + "*:" + TrackingPrefix(remote) + "*"
+}
+
+// SyncOptions configures Sync.
+type SyncOptions struct {
+	Remote      string
+	MaxAttempts int // fetch→merge→push rounds before giving up (default 5)
+
+	// beforePush, when set, runs between the merge and the push of each
+	// attempt. Tests use it to make another clone win the race.
+	beforePush func(attempt int)
+}
+
+// SyncResult reports one sync.
+type SyncResult struct {
+	Schema   string        `json:"$schema"`
+	Remote   string        `json:"remote"`
+	Attempts int           `json:"attempts"`
+	Merged   []MergeResult `json:"merged"`
+	Pushed   []string      `json:"pushed"`
+	UpToDate []string      `json:"up_to_date"`
+}
+
+// ErrPushRejected means the remote kept refusing the push because others
+// kept pushing first.
+var ErrPushRejected = errors.New("push rejected")
+
+// Sync exchanges gloss notes with a remote: fetch the remote's refs into
+// tracking refs, merge each into the local ref line-wise, and push the
+// local refs without force. A push that loses a race (the remote moved
+// after our fetch) is retried from the fetch, so concurrent syncs from
+// several clones converge on the union of everyone's records.
+func Sync(ctx context.Context, repo *gitops.Repo, opts SyncOptions) (*SyncResult, error) {
+	if opts.Remote == "" {
+		opts.Remote = "origin"
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 5
+	}
+	res := &SyncResult{Schema: "gloss-sync/v1", Remote: opts.Remote, Merged: []MergeResult{}, Pushed: []string{}, UpToDate: []string{}}
+	for attempt := 1; ; attempt++ {
+		res.Attempts = attempt
+		err := syncOnce(ctx, repo, opts, attempt, res)
+		if err == nil {
+			return res, nil
+		}
+		if !errors.Is(err, ErrPushRejected) || attempt >= opts.MaxAttempts {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(time.Duration(attempt*attempt) * 50 * time.Millisecond):
+		}
+	}
+}
+
+func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt int, res *SyncResult) error {
+	remote := opts.Remote
+	if _, err := repo.Git(ctx, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)); err != nil {
+		return fmt.Errorf("fetch notes from %s: %w", remote, err)
+	}
+	tracking, err := repo.ListRefs(TrackingPrefix(remote) + "*")
+	if err != nil {
+		return err
+	}
+	res.Merged = res.Merged[:0]
+	for _, t := range tracking {
+		local := RefPrefix + strings.TrimPrefix(t.Name, TrackingPrefix(remote))
+		m, err := MergeRef(ctx, repo, local, t.Name)
+		if err != nil {
+			return fmt.Errorf("merge %s into %s: %w", t.Name, local, err)
+		}
+		if m.Action != "none" {
+			res.Merged = append(res.Merged, m)
+		}
+	}
+	if opts.beforePush != nil {
+		opts.beforePush(attempt)
+	}
+	locals, err := repo.ListRefs(RefPrefix + "*")
+	if err != nil {
+		return err
+	}
+	remoteTips := map[string]string{}
+	for _, t := range tracking {
+		remoteTips[RefPrefix+strings.TrimPrefix(t.Name, TrackingPrefix(remote))] = t.Target
+	}
+	var specs []string
+	res.Pushed, res.UpToDate = res.Pushed[:0], res.UpToDate[:0]
+	for _, l := range locals {
+		if remoteTips[l.Name] == l.Target {
+			res.UpToDate = append(res.UpToDate, l.Name)
+			continue
+		}
+		specs = append(specs, l.Name+":"+l.Name)
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	// --no-verify: this push is gloss's own and must not run the user's
+	// pre-push hook (nor gloss's, which would recurse).
+	args := append([]string{"push", "--porcelain", "--no-verify", remote}, specs...)
+	out, err := repo.Git(ctx, args...)
+	if err != nil {
+		if rejected(string(out)) || rejected(errText(err)) {
+			return fmt.Errorf("%s: %w: %s", remote, ErrPushRejected, strings.TrimSpace(string(out)+"\n"+errText(err)))
+		}
+		return fmt.Errorf("push notes to %s: %w", remote, err)
+	}
+	for _, s := range specs {
+		name, _, _ := strings.Cut(s, ":")
+		res.Pushed = append(res.Pushed, name)
+	}
+	return nil
+}
+
+// rejected recognises git's report of a push that lost a race: the remote
+// ref moved (non-fast-forward, fetch first) or changed under its lock.
+func rejected(s string) bool {
+	for _, m := range []string{"[rejected]", "non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref", "[remote rejected]"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func errText(err error) string {
+	var ge *gitops.GitError
+	if errors.As(err, &ge) {
+		return ge.Stderr
+	}
+	return err.Error()
+}
+
+func init() {
+	schemas.Register(schemas.Entry{Name: "sync", Tag: "gloss-sync/v1", Description: "What git gloss sync exchanged with a remote.", Type: schemas.TypeOf[SyncResult]()})
+}

@@ -1,0 +1,119 @@
+// Package schemas describes every machine-readable shape gloss prints or
+// stores, and encodes them. The CLI's `--json` output and the MCP tool
+// results go through Encode, which is why they are the same bytes; `git
+// gloss schema NAME` and the MCP tools' output schemas come from the same
+// registry, generated from the Go types themselves so they cannot drift.
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Entry names one shape.
+type Entry struct {
+	Name        string       // what `git gloss schema NAME` takes
+	Tag         string       // the "$schema" value the shape carries
+	Description string       // one line for the listing
+	Type        reflect.Type // the Go type it is generated from
+}
+
+var (
+	mu       sync.Mutex
+	registry = map[string]Entry{}
+	cache    = map[string]*jsonschema.Schema{}
+)
+
+// Register adds shapes to the registry. Capability packages call it from an
+// init function next to the types they describe.
+func Register(entries ...Entry) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range entries {
+		if _, dup := registry[e.Name]; dup {
+			panic("schemas: duplicate name " + e.Name)
+		}
+		registry[e.Name] = e
+	}
+}
+
+// TypeOf is reflect.TypeFor, here so that registrations read naturally:
+// schemas.Entry{Type: schemas.TypeOf[Status]()}.
+func TypeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+// All lists the registered shapes by name.
+func All() []Entry {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]Entry, 0, len(registry))
+	for _, e := range registry {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Lookup returns the entry for name.
+func Lookup(name string) (Entry, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	e, ok := registry[name]
+	return e, ok
+}
+
+// Schema returns the JSON Schema of a registered shape. The "$schema"
+// property is pinned to the shape's tag.
+func Schema(name string) (*jsonschema.Schema, error) {
+	e, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("no schema named %q", name)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if s, ok := cache[name]; ok {
+		return s.CloneSchemas(), nil
+	}
+	s, err := jsonschema.ForType(e.Type, &jsonschema.ForOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	s.ID = "https://gloss.dev/schemas/" + e.Tag
+	s.Title = e.Tag
+	s.Description = e.Description
+	if p, ok := s.Properties["$schema"]; ok && e.Tag != "" {
+		p.Const = jsonschema.Ptr[any](e.Tag)
+	}
+	cache[name] = s
+	return s.CloneSchemas(), nil
+}
+
+// Document returns the schema as indented JSON with a meta-schema line, for
+// printing.
+func Document(name string) ([]byte, error) {
+	s, err := Schema(name)
+	if err != nil {
+		return nil, err
+	}
+	s.Schema = "https://json-schema.org/draft/2020-12/schema"
+	return json.MarshalIndent(s, "", "  ")
+}
+
+// Encode is the one JSON encoding of gloss's machine-readable output:
+// compact, one line, no HTML escaping (agents read "<" better than
+// "\u003c"), without a trailing newline.
+func Encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

@@ -1,0 +1,153 @@
+package setup
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gloss-dev/gloss/atomicfile"
+)
+
+// Hooks are the git hooks gloss installs. Each runs `git gloss hook <name>`.
+var Hooks = []string{"post-commit", "pre-push", "post-rewrite"}
+
+// hooksWithStdin receive data on standard input from git; the shim buffers
+// it so that both the chained hook and gloss can read it.
+var hooksWithStdin = map[string]bool{"pre-push": true, "post-rewrite": true}
+
+// blockingHooks are hooks whose exit status git honours: if the chained
+// hook refuses, gloss does not run and the refusal stands.
+var blockingHooks = map[string]bool{"pre-push": true}
+
+// ShimMarker identifies a hook file written by gloss.
+const ShimMarker = "# gloss hook shim"
+
+// ChainedSuffix is appended to an existing hook's name when gloss takes its
+// place; the shim runs it first, with the same arguments and input.
+const ChainedSuffix = ".gloss-chained"
+
+// Shim returns the script gloss installs as hook name. If git-gloss is not
+// on PATH the shim runs the chained hook only, so removing gloss never
+// breaks a commit or a push.
+func Shim(name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `#!/bin/sh
+%s v1 (%s). Installed by "git gloss init";
+# "git gloss uninstall" removes it and restores any hook it chained.
+hook=%s
+chained="$(dirname "$0")/$hook%s"
+status=0
+`, ShimMarker, name, name, ChainedSuffix)
+	if hooksWithStdin[name] {
+		b.WriteString(`input=$(mktemp "${TMPDIR:-/tmp}/gloss-hook.XXXXXX") || {
+  [ -x "$chained" ] && exec "$chained" "$@"
+  exit 0
+}
+trap 'rm -f "$input"' EXIT
+cat >"$input"
+if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
+`)
+	} else {
+		b.WriteString(`if [ -x "$chained" ]; then "$chained" "$@" || status=$?; fi
+`)
+	}
+	if blockingHooks[name] {
+		b.WriteString(`[ "$status" -ne 0 ] && exit "$status"
+`)
+	}
+	b.WriteString(`if command -v git-gloss >/dev/null 2>&1; then
+`)
+	if hooksWithStdin[name] {
+		b.WriteString(`  git-gloss hook "$hook" "$@" <"$input" || status=$?
+`)
+	} else {
+		b.WriteString(`  git-gloss hook "$hook" "$@" || status=$?
+`)
+	}
+	b.WriteString(`fi
+exit "$status"
+`)
+	return b.String()
+}
+
+// IsShim reports whether the file at path is a gloss shim.
+func IsShim(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(data, []byte(ShimMarker))
+}
+
+// HookStatus describes one hook slot.
+type HookStatus struct {
+	Name      string `json:"name"`
+	Path      string `json:"path"`
+	Installed bool   `json:"installed"`         // a gloss shim is in place
+	Current   bool   `json:"current"`           // and it is this version's shim
+	Chained   string `json:"chained,omitempty"` // the pre-existing hook gloss runs first
+}
+
+func hookStatus(dir, name string) HookStatus {
+	p := filepath.Join(dir, name)
+	st := HookStatus{Name: name, Path: p}
+	data, err := os.ReadFile(p)
+	if err == nil && bytes.Contains(data, []byte(ShimMarker)) {
+		st.Installed = true
+		st.Current = string(data) == Shim(name)
+		if _, err := os.Stat(p + ChainedSuffix); err == nil {
+			st.Chained = p + ChainedSuffix
+		}
+	}
+	return st
+}
+
+// installHook puts the shim in place, moving a foreign hook aside to be
+// chained, and says what it did: "installed", "updated" (an older gloss
+// shim refreshed) or "unchanged".
+func installHook(dir, name string) (string, error) {
+	p := filepath.Join(dir, name)
+	shim := Shim(name)
+	data, err := os.ReadFile(p)
+	switch {
+	case err == nil && bytes.Contains(data, []byte(ShimMarker)):
+		if string(data) == shim {
+			return "unchanged", nil
+		}
+		// An older gloss shim: refresh it and keep the chain as it is.
+		return "updated", writeExecutable(p, shim)
+	case err == nil:
+		chained := p + ChainedSuffix
+		if _, err := os.Stat(chained); err == nil {
+			return "", fmt.Errorf("hook %s exists and so does %s; move one of them away and run init again", p, chained)
+		}
+		if err := os.Rename(p, chained); err != nil {
+			return "", fmt.Errorf("chain existing hook %s: %w", p, err)
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return "", fmt.Errorf("read hook %s: %w", p, err)
+	}
+	return "installed", writeExecutable(p, shim)
+}
+
+// removeHook deletes gloss's shim and puts a chained hook back in its place.
+func removeHook(dir, name string) (bool, error) {
+	p := filepath.Join(dir, name)
+	if !IsShim(p) {
+		return false, nil
+	}
+	if err := os.Remove(p); err != nil {
+		return false, err
+	}
+	chained := p + ChainedSuffix
+	if _, err := os.Stat(chained); err == nil {
+		if err := os.Rename(chained, p); err != nil {
+			return true, fmt.Errorf("restore chained hook %s: %w", chained, err)
+		}
+	}
+	return true, nil
+}
+
+func writeExecutable(path, content string) error {
+	return atomicfile.Write(path, []byte(content), 0o755)
+}

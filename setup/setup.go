@@ -1,0 +1,282 @@
+// Package setup installs gloss into a repository and takes it out again:
+// hook shims chained to existing hooks, the git config that makes notes
+// follow rewrites and fetches, and the MCP client registration. It records
+// what it added in a manifest under the git dir, so that uninstall removes
+// exactly that and nothing the user had before.
+package setup
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/notes"
+)
+
+// SetupVersion is the version of what init installs. Bump it when init
+// starts installing something new; repositories set up by an older
+// version then get a projectNote in MCP initialize and a hint in status.
+const SetupVersion = 1
+
+// setupVersionKey records, in the repository's git config, which
+// SetupVersion last ran init there.
+const setupVersionKey = "gloss.setupVersion"
+
+// InitOptions chooses what init registers besides hooks and config.
+type InitOptions struct {
+	Clients []string // MCP clients to register with; nil means "claude"
+	NoMCP   bool     // register with no MCP client
+}
+
+// HookChange reports one hook.
+type HookChange struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Action  string `json:"action"` // "installed", "updated", "unchanged", "removed", "absent"
+	Chained string `json:"chained,omitempty"`
+}
+
+// ConfigChange reports one git config value.
+type ConfigChange struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Action string `json:"action"` // "added", "present", "removed"
+}
+
+// Result is the report of init or uninstall.
+type Result struct {
+	Schema       string         `json:"$schema"`
+	SetupVersion int            `json:"setup_version"`
+	Hooks        []HookChange   `json:"hooks"`
+	Config       []ConfigChange `json:"config"`
+	MCP          []MCPChange    `json:"mcp"`
+}
+
+// manifest is what init added, kept in <git common dir>/gloss/install.json.
+type manifest struct {
+	Version int            `json:"version"`
+	Hooks   []HookChange   `json:"hooks"`
+	Config  []ConfigChange `json:"config"`
+	MCP     []MCPChange    `json:"mcp"`
+}
+
+func manifestPath(repo *gitops.Repo) string {
+	return filepath.Join(repo.CommonDir(), "gloss", "install.json")
+}
+
+func loadManifest(repo *gitops.Repo) (*manifest, error) {
+	m := &manifest{}
+	data, err := os.ReadFile(manifestPath(repo))
+	if errors.Is(err, os.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, m); err != nil {
+		return nil, fmt.Errorf("read %s: %w", manifestPath(repo), err)
+	}
+	return m, nil
+}
+
+func (m *manifest) save(repo *gitops.Repo) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(manifestPath(repo), append(data, '\n'), 0o644)
+}
+
+// configWanted lists the git config values init ensures.
+func configWanted(ctx context.Context, repo *gitops.Repo) ([][2]string, error) {
+	want := [][2]string{
+		// git copies notes on amend and rebase for every matching ref.
+		{"notes.rewriteRef", notes.RefPrefix + "*"},
+		// git log shows annotations.
+		{"notes.displayRef", notes.Annotations},
+	}
+	remotes, err := repo.Remotes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range remotes {
+		// Fetch into tracking refs; `git gloss sync` merges them.
+		want = append(want, [2]string{"remote." + r + ".fetch", notes.FetchRefspec(r)})
+	}
+	return want, nil
+}
+
+// Init installs gloss into the repository. Running it again changes
+// nothing that is already in place.
+func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, error) {
+	if repo.IsBare() {
+		return nil, fault.Usagef("git gloss init needs a working tree; %s is a bare repository", repo.GitDir())
+	}
+	m, err := loadManifest(repo)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}}
+
+	dir, err := repo.HooksDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range Hooks {
+		action, err := installHook(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		hc := HookChange{Name: name, Path: filepath.Join(dir, name), Action: action, Chained: hookStatus(dir, name).Chained}
+		res.Hooks = append(res.Hooks, hc)
+		if !slices.ContainsFunc(m.Hooks, func(h HookChange) bool { return h.Path == hc.Path }) {
+			m.Hooks = append(m.Hooks, hc)
+		}
+	}
+
+	want, err := configWanted(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range want {
+		cc, err := ensureConfig(ctx, repo, kv[0], kv[1])
+		if err != nil {
+			return nil, err
+		}
+		res.Config = append(res.Config, cc)
+		if cc.Action == "added" {
+			m.Config = append(m.Config, cc)
+		}
+	}
+	if err := repo.ConfigSet(ctx, setupVersionKey, strconv.Itoa(SetupVersion)); err != nil {
+		return nil, err
+	}
+
+	if !opts.NoMCP {
+		clients := opts.Clients
+		if len(clients) == 0 {
+			clients = []string{"claude"}
+		}
+		for _, c := range clients {
+			ch, err := installMCP(repo, m, c, false)
+			if err != nil {
+				return nil, err
+			}
+			res.MCP = append(res.MCP, ch)
+		}
+	}
+	m.Version = SetupVersion
+	if err := m.save(repo); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ensureConfig adds value to a multi-valued key unless it is already set.
+func ensureConfig(ctx context.Context, repo *gitops.Repo, key, value string) (ConfigChange, error) {
+	cc := ConfigChange{Key: key, Value: value, Action: "present"}
+	have, err := repo.ConfigGetAll(ctx, key)
+	if err != nil {
+		return cc, err
+	}
+	if slices.Contains(have, value) {
+		return cc, nil
+	}
+	cc.Action = "added"
+	return cc, repo.ConfigAdd(ctx, key, value)
+}
+
+// InstallMCP registers gloss with one MCP client, in the repository or in
+// the user's global configuration.
+func InstallMCP(ctx context.Context, repo *gitops.Repo, client string, global bool) (*Result, error) {
+	m, err := loadManifest(repo)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := installMCP(repo, m, client, global)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.save(repo); err != nil {
+		return nil, err
+	}
+	return &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{ch}}, nil
+}
+
+func installMCP(repo *gitops.Repo, m *manifest, client string, global bool) (MCPChange, error) {
+	t, err := TargetFor(client, repo.Root(), global)
+	if err != nil {
+		return MCPChange{}, err
+	}
+	ch, err := registerServer(t)
+	if err != nil {
+		return ch, err
+	}
+	if ch.Action == "added" && !slices.ContainsFunc(m.MCP, func(x MCPChange) bool { return x.Path == t.Path }) {
+		m.MCP = append(m.MCP, ch)
+	}
+	return ch, nil
+}
+
+// Uninstall removes what init and mcp install added, as recorded in the
+// manifest: hook shims (restoring chained hooks), config values and MCP
+// entries. Notes refs and committed files are data and stay.
+func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
+	m, err := loadManifest(repo)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Schema: "gloss-uninstall/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}}
+
+	hookPaths := map[string]bool{}
+	for _, h := range m.Hooks {
+		hookPaths[h.Path] = true
+	}
+	if dir, err := repo.HooksDir(ctx); err == nil {
+		for _, name := range Hooks {
+			hookPaths[filepath.Join(dir, name)] = true
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(hookPaths)) {
+		removed, err := removeHook(filepath.Dir(p), filepath.Base(p))
+		if err != nil {
+			return nil, err
+		}
+		hc := HookChange{Name: filepath.Base(p), Path: p, Action: "absent"}
+		if removed {
+			hc.Action = "removed"
+		}
+		res.Hooks = append(res.Hooks, hc)
+	}
+	for _, c := range m.Config {
+		if err := repo.ConfigUnsetValue(ctx, c.Key, c.Value); err != nil {
+			return nil, err
+		}
+		res.Config = append(res.Config, ConfigChange{Key: c.Key, Value: c.Value, Action: "removed"})
+	}
+	if v, ok, _ := repo.ConfigGet(ctx, setupVersionKey); ok {
+		if err := repo.ConfigUnsetValue(ctx, setupVersionKey, v); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range m.MCP {
+		ch, err := unregisterServer(e.MCPTarget, e.Created, e.CreatedDir)
+		if err != nil {
+			return nil, err
+		}
+		res.MCP = append(res.MCP, ch)
+	}
+	if err := os.Remove(manifestPath(repo)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return res, nil
+}

@@ -1,0 +1,259 @@
+package setup_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/setup"
+)
+
+func newRepo(t *testing.T) *fixtures.Repo {
+	fixtures.Binary(t) // hooks need git-gloss on PATH
+	fx := fixtures.NewRepo(t)
+	fx.Commit("first", map[string]string{"README": "hi\n"})
+	return fx
+}
+
+const otherHook = `#!/bin/sh
+echo "other tool ran with $# args" >> "$(git rev-parse --git-dir)/other-tool.log"
+`
+
+func TestInitChainsExistingHookAndKeepsOtherMCPServers(t *testing.T) {
+	fx := newRepo(t)
+	hook := fx.Path(".git/hooks/post-commit")
+	if err := os.WriteFile(hook, []byte(otherHook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fx.Write(".mcp.json", `{
+  "mcpServers": {
+    "other": {"command": "other-server", "args": ["--flag"]},
+    "another": {"command": "x", "env": {"K": "v"}}
+  },
+  "someSetting": true
+}`)
+	origMCP := fx.Read(".mcp.json")
+
+	out := fx.MustGloss("init")
+	if !strings.Contains(out, "gloss is set up") {
+		t.Errorf("init output:\n%s", out)
+	}
+	// The other tool's hook still runs, through the chain, on a real commit.
+	fx.Commit("second", map[string]string{"a.txt": "a\n"})
+	if log := fx.Read(".git/other-tool.log"); !strings.Contains(log, "other tool ran with 0 args") {
+		t.Errorf("chained hook did not run: %q", log)
+	}
+	if hl := fx.Read(".git/gloss/hooks.log"); !strings.Contains(hl, "post-commit") || !strings.Contains(hl, " ok") {
+		t.Errorf("gloss hook did not run: %q", hl)
+	}
+
+	var mcp map[string]any
+	if err := json.Unmarshal([]byte(fx.Read(".mcp.json")), &mcp); err != nil {
+		t.Fatalf(".mcp.json no longer parses: %v", err)
+	}
+	servers := mcp["mcpServers"].(map[string]any)
+	for _, name := range []string{"other", "another", "gloss"} {
+		if servers[name] == nil {
+			t.Errorf("server %q missing after init: %v", name, servers)
+		}
+	}
+	if mcp["someSetting"] != true {
+		t.Error("unrelated key lost")
+	}
+	gloss := servers["gloss"].(map[string]any)
+	if gloss["command"] != "git-gloss" {
+		t.Errorf("gloss entry = %v", gloss)
+	}
+
+	// Idempotent: a second init changes nothing.
+	before := snapshot(t, fx)
+	out = fx.MustGloss("init", "--json")
+	if strings.Contains(out, `"installed"`) || strings.Contains(out, `"added"`) {
+		t.Errorf("second init changed something: %s", out)
+	}
+	if after := snapshot(t, fx); after != before {
+		t.Errorf("second init changed files or config:\nbefore %s\nafter  %s", before, after)
+	}
+
+	// Uninstall removes exactly what init added.
+	fx.MustGloss("uninstall")
+	if got := fx.Read(".git/hooks/post-commit"); got != otherHook {
+		t.Errorf("original hook not restored: %q", got)
+	}
+	if _, err := os.Stat(fx.Path(".git/hooks/pre-push")); !os.IsNotExist(err) {
+		t.Errorf("pre-push shim left behind: %v", err)
+	}
+	var after map[string]any
+	if err := json.Unmarshal([]byte(fx.Read(".mcp.json")), &after); err != nil {
+		t.Fatal(err)
+	}
+	var orig map[string]any
+	_ = json.Unmarshal([]byte(origMCP), &orig)
+	if a, b := mustJSON(after), mustJSON(orig); a != b {
+		t.Errorf(".mcp.json after uninstall = %s, want %s", a, b)
+	}
+	for _, key := range []string{"notes.rewriteRef", "notes.displayRef", "gloss.setupVersion"} {
+		if v, err := fx.GitErr("config", "--get-all", key); err == nil {
+			t.Errorf("%s still set: %s", key, v)
+		}
+	}
+}
+
+func snapshot(t *testing.T, fx *fixtures.Repo) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(fx.Git("config", "--local", "--list"))
+	for _, p := range []string{".mcp.json", ".git/hooks/post-commit", ".git/hooks/pre-push", ".git/hooks/post-rewrite", ".git/hooks/post-commit.gloss-chained"} {
+		data, _ := os.ReadFile(fx.Path(p))
+		b.WriteString("\n--" + p + "\n" + string(data))
+	}
+	return b.String()
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestInitRefusesUnparseableMCPConfig(t *testing.T) {
+	fx := newRepo(t)
+	broken := "{\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\",}\n  }\n}\n"
+	fx.Write(".mcp.json", broken)
+	out, err := fx.Gloss("init")
+	if err == nil {
+		t.Fatalf("init succeeded on a broken .mcp.json:\n%s", out)
+	}
+	if !strings.Contains(out, "refusing to rewrite") || !strings.Contains(out, "line 3") {
+		t.Errorf("unclear message: %s", out)
+	}
+	if fx.Read(".mcp.json") != broken {
+		t.Error("broken .mcp.json was modified")
+	}
+	// --no-mcp still works, and hooks get installed.
+	fx.MustGloss("init", "--no-mcp")
+	if !setup.IsShim(fx.Path(".git/hooks/post-commit")) {
+		t.Error("hooks not installed with --no-mcp")
+	}
+}
+
+func TestInitHonoursCoreHooksPathAndWorktrees(t *testing.T) {
+	fx := newRepo(t)
+	fx.Git("config", "core.hooksPath", ".husky")
+	fx.Write(".husky/pre-push", "#!/bin/sh\nexit 0\n")
+	if err := os.Chmod(fx.Path(".husky/pre-push"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fx.MustGloss("init", "--no-mcp")
+	for _, h := range setup.Hooks {
+		if !setup.IsShim(fx.Path(".husky/" + h)) {
+			t.Errorf("%s not installed in core.hooksPath", h)
+		}
+	}
+	if _, err := os.Stat(fx.Path(".husky/pre-push.gloss-chained")); err != nil {
+		t.Errorf("existing husky hook not chained: %v", err)
+	}
+	if _, err := os.Stat(fx.Path(".git/hooks/post-commit")); err == nil {
+		t.Error("hook written to .git/hooks although core.hooksPath is set")
+	}
+	fx.Commit("with husky", map[string]string{"x": "x\n"})
+	if hl := fx.Read(".git/gloss/hooks.log"); !strings.Contains(hl, "post-commit") {
+		t.Errorf("hook in core.hooksPath did not run: %q", hl)
+	}
+}
+
+func TestInitFromLinkedWorktree(t *testing.T) {
+	fx := newRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	fx.Git("worktree", "add", "-q", "-b", "feature", wt)
+	w := &fixtures.Repo{T: t, Dir: wt, Env: fx.Env}
+	w.MustGloss("init", "--no-mcp")
+	if !setup.IsShim(fx.Path(".git/hooks/post-commit")) {
+		t.Fatal("init from a worktree did not install into the shared hooks directory")
+	}
+	w.Commit("in worktree", map[string]string{"w.txt": "w\n"})
+	fx.Commit("in main checkout", map[string]string{"m.txt": "m\n"})
+	if hl := fx.Read(".git/gloss/hooks.log"); strings.Count(hl, "post-commit") != 2 {
+		t.Errorf("hooks did not run in both checkouts: %q", hl)
+	}
+}
+
+func TestInitAddsFetchRefspecsButNeverPush(t *testing.T) {
+	fx := newRepo(t)
+	bare := fixtures.NewBare(t)
+	fx.Git("remote", "add", "origin", bare)
+	fx.Git("remote", "add", "backup", bare)
+	fx.MustGloss("init", "--no-mcp")
+	cfg := fx.Git("config", "--get-regexp", `^remote\.`)
+	for _, want := range []string{
+		"remote.origin.fetch +refs/notes/gloss/*:refs/notes/remotes/origin/gloss/*",
+		"remote.backup.fetch +refs/notes/gloss/*:refs/notes/remotes/backup/gloss/*",
+		"remote.origin.fetch +refs/heads/*:refs/remotes/origin/*",
+	} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("missing %q in\n%s", want, cfg)
+		}
+	}
+	if strings.Contains(cfg, ".push") || strings.Contains(cfg, "+refs/notes/gloss/*:refs/notes/gloss/*") {
+		t.Errorf("init added a push refspec or a forced fetch into the live ref:\n%s", cfg)
+	}
+	// A plain push still pushes the branch.
+	fx.Commit("more", map[string]string{"b": "b\n"})
+	fx.Git("push", "-q", "origin", "main")
+	if got := fx.Git("ls-remote", bare, "refs/heads/main"); !strings.HasPrefix(got, fx.Git("rev-parse", "HEAD")) {
+		t.Errorf("branch not pushed: %s", got)
+	}
+}
+
+func TestMCPInstallClientsAndGlobal(t *testing.T) {
+	fx := newRepo(t)
+	fx.MustGloss("mcp", "install", "--client", "cursor")
+	fx.MustGloss("mcp", "install", "--client", "vscode")
+	var cursor, vscode map[string]map[string]any
+	if err := json.Unmarshal([]byte(fx.Read(".cursor/mcp.json")), &cursor); err != nil {
+		t.Fatal(err)
+	}
+	if cursor["mcpServers"]["gloss"] == nil {
+		t.Errorf("cursor config: %v", cursor)
+	}
+	if err := json.Unmarshal([]byte(fx.Read(".vscode/mcp.json")), &vscode); err != nil {
+		t.Fatal(err)
+	}
+	if vscode["servers"]["gloss"] == nil {
+		t.Errorf("vscode config: %v", vscode)
+	}
+	fx.MustGloss("mcp", "install", "--client", "claude", "--global")
+	home := ""
+	for _, kv := range fx.Env {
+		if strings.HasPrefix(kv, "HOME=") {
+			home = strings.TrimPrefix(kv, "HOME=")
+		}
+	}
+	global, err := os.ReadFile(filepath.Join(home, ".claude.json"))
+	if err != nil || !strings.Contains(string(global), `"gloss"`) {
+		t.Errorf("global claude config: %s, %v", global, err)
+	}
+	fx.MustGloss("uninstall")
+	for _, p := range []string{".cursor", ".vscode"} {
+		if _, err := os.Stat(fx.Path(p)); !os.IsNotExist(err) {
+			t.Errorf("%s left behind by uninstall", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); !os.IsNotExist(err) {
+		t.Errorf("global file created by gloss left behind")
+	}
+}
+
+func TestCommittedShimsMatchGenerated(t *testing.T) {
+	for _, h := range setup.Hooks {
+		data, err := os.ReadFile(filepath.Join(fixtures.ModuleRoot(), ".githooks", h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(data) != setup.Shim(h) {
+			t.Errorf(".githooks/%s differs from setup.Shim(%q); regenerate it with `make githooks`", h, h)
+		}
+	}
+}
