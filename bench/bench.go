@@ -190,6 +190,14 @@ func (e *Env) Cases() []Case {
 			Git:   func() error { return e.git(nil, "blame", "--porcelain", "-L", "400,440", "HEAD", "--", e.HotFile) },
 		},
 		{
+			Name: "blame 40 lines of the hot file, cache warm",
+			Gloss: func() error {
+				_, err := e.Repo.BlameCached(ctx, "HEAD", e.HotFile, 400, 440)
+				return err
+			},
+			Git: func() error { return e.git(nil, "blame", "--porcelain", "-L", "400,440", "HEAD", "--", e.HotFile) },
+		},
+		{
 			Name:  "diff HEAD~50..HEAD with renames",
 			Gloss: func() error { _, err := e.Repo.DiffTrees("HEAD~50", "HEAD", gitops.DiffOptions{}); return err },
 			Git:   func() error { return e.git(nil, "diff", "--name-status", "-M", "HEAD~50", "HEAD") },

@@ -54,7 +54,7 @@ func (b *Block) Error() string { return b.Message }
 // handlers maps a hook name to the work it does, in order. Capabilities
 // are wired in here, in one place.
 var handlers = map[string][]Handler{
-	PostCommit:  {},
+	PostCommit:  {updateBlameCache},
 	PrePush:     {validatePushInput},
 	PostRewrite: {validateRewriteInput},
 }
@@ -242,6 +242,16 @@ func ParseRewriteInput(in []byte) ([]Rewrite, error) {
 		out = append(out, Rewrite{f[0], f[1]})
 	}
 	return out, sc.Err()
+}
+
+// updateBlameCache keeps blames of the files the new commit changed warm,
+// so that reading annotations stays cheaper than git blame.
+func updateBlameCache(ctx context.Context, inv *Invocation) error {
+	head, err := inv.Repo.Head()
+	if err != nil || head == "" {
+		return err
+	}
+	return inv.Repo.UpdateBlameCache(ctx, head)
 }
 
 func validatePushInput(_ context.Context, inv *Invocation) error {
