@@ -34,6 +34,24 @@ func (g *Globals) emit(v any, human func(w *styler)) error {
 	return nil
 }
 
+// progress tells a person at a terminal what a long step is doing. It
+// prints nothing for machines (--json) or when stderr is not a terminal, so
+// scripts and agents never see it.
+func (g *Globals) progress(format string, args ...any) {
+	if g.JSON || !isTerminal(g.stderr) {
+		return
+	}
+	fmt.Fprintf(g.stderr, "\r\x1b[2K"+format, args...)
+}
+
+// progressDone clears the progress line.
+func (g *Globals) progressDone() {
+	if g.JSON || !isTerminal(g.stderr) {
+		return
+	}
+	fmt.Fprint(g.stderr, "\r\x1b[2K")
+}
+
 // styler writes human output, coloured when the destination is a terminal
 // (or --color=always) and NO_COLOR is not set.
 type styler struct {

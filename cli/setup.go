@@ -231,7 +231,8 @@ func (c *SyncCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote})
+	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Progress: func(s string) { g.progress("%s", s) }})
+	g.progressDone()
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,9 @@ type SyncOptions struct {
 	Remote      string
 	MaxAttempts int // fetch→merge→push rounds before giving up (default 5)
 
+	// Progress, when set, is told what sync is doing, for people watching.
+	Progress func(step string)
+
 	// beforePush, when set, runs between the merge and the push of each
 	// attempt. Tests use it to make another clone win the race.
 	beforePush func(attempt int)
@@ -82,6 +85,11 @@ func Sync(ctx context.Context, repo *gitops.Repo, opts SyncOptions) (*SyncResult
 
 func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt int, res *SyncResult) error {
 	remote := opts.Remote
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	progress("fetching gloss notes from " + remote + "…")
 	if _, err := repo.Git(ctx, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)); err != nil {
 		return fmt.Errorf("fetch notes from %s: %w", remote, err)
 	}
@@ -90,6 +98,7 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 		return err
 	}
 	res.Merged = res.Merged[:0]
+	progress("merging…")
 	for _, t := range tracking {
 		local := RefPrefix + strings.TrimPrefix(t.Name, TrackingPrefix(remote))
 		m, err := MergeRef(ctx, repo, local, t.Name)
@@ -123,6 +132,7 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	if len(specs) == 0 {
 		return nil
 	}
+	progress("pushing gloss notes to " + remote + "…")
 	// --no-verify: this push is gloss's own and must not run the user's
 	// pre-push hook (nor gloss's, which would recurse).
 	args := append([]string{"push", "--porcelain", "--no-verify", remote}, specs...)
