@@ -24,7 +24,26 @@ type server struct {
 	lines  chan string
 	all    []string
 	mu     sync.Mutex
-	stderr *strings.Builder
+	stderr *syncBuffer
+}
+
+// syncBuffer collects the server's stderr; exec writes it from its own
+// goroutine while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func startServer(t *testing.T, dir string, extraEnv ...string) *server {
@@ -40,7 +59,7 @@ func startServer(t *testing.T, dir string, extraEnv ...string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 1000), stderr: &strings.Builder{}}
+	s := &server{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 1000), stderr: &syncBuffer{}}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -213,8 +232,13 @@ func TestWirePanickingToolIsAnErrorResult(t *testing.T) {
 	if m := s.next(); m["id"] != float64(2) || m["result"] == nil {
 		t.Errorf("server not serving after a panic: %v", m)
 	}
-	if !strings.Contains(s.stderr.String(), "debug_panic was called") {
-		t.Errorf("panic not logged on stderr")
+	// stderr travels through its own pipe: give it a moment.
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(s.stderr.String(), "debug_panic was called") {
+		if time.Now().After(deadline) {
+			t.Fatalf("panic not logged on stderr")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
