@@ -56,6 +56,12 @@ Exit codes:
 type CLI struct {
 	Globals
 
+	Read     ReadCmd     `cmd:"" group:"Annotations" help:"Why is this code the way it is? Annotations for a file or region."`
+	Annotate AnnotateCmd `cmd:"" group:"Annotations" help:"Record intent, constraints and reasons for the next commit (or a given one)."`
+	Deps     DepsCmd     `cmd:"" group:"Annotations" help:"Regions that declared a dependency on a file or anchor."`
+	History  HistoryCmd  `cmd:"" group:"Annotations" help:"The annotated timeline of a file or anchor."`
+	Summary  SummaryCmd  `cmd:"" group:"Annotations" help:"Intent and constraints per anchor of a file or directory."`
+
 	Status    StatusCmd    `cmd:"" help:"Show what gloss knows about this repository."`
 	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove exactly what init added; notes stay."`

@@ -10,7 +10,7 @@ import (
 
 // HookCmd is `git gloss hook NAME [ARGS...]`, what the hook shims call.
 type HookCmd struct {
-	Name string   `arg:"" help:"Hook name: post-commit, pre-push or post-rewrite."`
+	Name string   `arg:"" help:"Hook name: prepare-commit-msg, post-commit, pre-push or post-rewrite."`
 	Args []string `arg:"" optional:"" passthrough:"" help:"The hook's own arguments, as git passed them."`
 }
 
@@ -28,7 +28,7 @@ git config gloss.hookTimeout (a duration such as 10s) bounds every hook.`
 // Run runs the hook and exits with its code.
 func (c *HookCmd) Run(g *Globals) error {
 	if !hooks.Known(c.Name) {
-		return fault.Usagef("unknown hook %q (gloss handles post-commit, pre-push, post-rewrite)", c.Name)
+		return fault.Usagef("unknown hook %q (gloss handles prepare-commit-msg, post-commit, pre-push, post-rewrite)", c.Name)
 	}
 	if g.Dir != "" {
 		if err := os.Chdir(g.Dir); err != nil {

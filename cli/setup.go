@@ -127,7 +127,8 @@ func (InitCmd) Help() string {
 	return `Sets gloss up in the current repository. Safe to run again: it only adds
 what is missing.
 
-  - installs hook shims (post-commit, pre-push, post-rewrite) where git looks
+  - installs hook shims (prepare-commit-msg, post-commit, pre-push,
+    post-rewrite) where git looks
     for hooks, honouring core.hooksPath and worktrees; an existing hook is
     kept and run first;
   - sets notes.rewriteRef so that amend and rebase carry gloss notes, and

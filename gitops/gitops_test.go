@@ -414,3 +414,54 @@ func TestUpdateRefCompareAndSwap(t *testing.T) {
 		t.Error("b is not an ancestor of a")
 	}
 }
+
+func TestMapLines(t *testing.T) {
+	// old: 10 lines. Insert 2 lines after line 2, rewrite line 5, delete 8-9.
+	hunks := []gitops.Hunk{
+		{OldStart: 2, OldLines: 0, NewStart: 3, NewLines: 2},
+		{OldStart: 5, OldLines: 1, NewStart: 7, NewLines: 1},
+		{OldStart: 8, OldLines: 2, NewStart: 9, NewLines: 0},
+	}
+	for _, tc := range []struct {
+		start, end, ws, we int
+		ok                 bool
+	}{
+		{1, 2, 1, 2, true},     // before every change
+		{3, 4, 5, 6, true},     // shifted by the insertion
+		{4, 6, 6, 8, true},     // spans the rewritten line: includes its replacement
+		{5, 5, 7, 7, true},     // only the rewritten line: its replacement
+		{8, 9, 0, 0, false},    // deleted
+		{10, 10, 10, 10, true}, // after the deletion: +2 inserted, -2 deleted
+	} {
+		s, e, ok := gitops.MapLines(hunks, tc.start, tc.end)
+		if s != tc.ws || e != tc.we || ok != tc.ok {
+			t.Errorf("MapLines(%d,%d) = %d,%d,%v; want %d,%d,%v", tc.start, tc.end, s, e, ok, tc.ws, tc.we, tc.ok)
+		}
+	}
+}
+
+func TestDiffBlobsReflogAndPatchID(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	c1 := fx.Commit("one", map[string]string{"f": "a\nb\nc\n"})
+	c2 := fx.Commit("two", map[string]string{"f": "a\nB\nc\nd\n"})
+	r := open(t, fx.Dir)
+	b1, _ := r.BlobAt(c1, "f")
+	b2, _ := r.BlobAt(c2, "f")
+	h, err := r.DiffBlobs(b1, b2)
+	if err != nil || len(h) != 2 {
+		t.Fatalf("DiffBlobs = %+v, %v", h, err)
+	}
+	if msg := r.LastReflogMessage(); msg != "commit: two" {
+		t.Errorf("reflog message = %q", msg)
+	}
+	fx.Git("checkout", "-q", "-b", "side", c1)
+	fx.Git("cherry-pick", c2)
+	if msg := r.LastReflogMessage(); !strings.HasPrefix(msg, "cherry-pick: two") {
+		t.Errorf("reflog after cherry-pick = %q", msg)
+	}
+	p1, _ := r.PatchID(context.Background(), c2)
+	p2, _ := r.PatchID(context.Background(), "HEAD")
+	if p1 == "" || p1 != p2 {
+		t.Errorf("patch ids %q and %q should match", p1, p2)
+	}
+}

@@ -22,14 +22,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/gitops"
 )
 
 // Names of the hooks gloss handles.
 const (
-	PostCommit  = "post-commit"
-	PrePush     = "pre-push"
-	PostRewrite = "post-rewrite"
+	PrepareCommitMsg = "prepare-commit-msg"
+	PostCommit       = "post-commit"
+	PrePush          = "pre-push"
+	PostRewrite      = "post-rewrite"
 )
 
 // Invocation is one run of a hook: what git passed it.
@@ -54,9 +56,10 @@ func (b *Block) Error() string { return b.Message }
 // handlers maps a hook name to the work it does, in order. Capabilities
 // are wired in here, in one place.
 var handlers = map[string][]Handler{
-	PostCommit:  {updateBlameCache},
-	PrePush:     {validatePushInput},
-	PostRewrite: {validateRewriteInput},
+	PrepareCommitMsg: {noteSquash},
+	PostCommit:       {updateBlameCache, annotateCommit},
+	PrePush:          {validatePushInput},
+	PostRewrite:      {carryAnnotations},
 }
 
 // Known reports whether gloss has a hook of this name.
@@ -68,9 +71,10 @@ func Known(name string) bool {
 // defaultTimeout is each hook's time limit unless gloss.hookTimeout says
 // otherwise. pre-push gets longer: it may compare many files.
 var defaultTimeout = map[string]time.Duration{
-	PostCommit:  10 * time.Second,
-	PrePush:     30 * time.Second,
-	PostRewrite: 10 * time.Second,
+	PrepareCommitMsg: 5 * time.Second,
+	PostCommit:       10 * time.Second,
+	PrePush:          30 * time.Second,
+	PostRewrite:      10 * time.Second,
 }
 
 // EnvFault injects a failure into the hook runner, for tests of the rules
@@ -259,10 +263,36 @@ func validatePushInput(_ context.Context, inv *Invocation) error {
 	return err
 }
 
-func validateRewriteInput(_ context.Context, inv *Invocation) error {
+// carryAnnotations carries annotation records from the rewritten commits
+// to their replacements.
+func carryAnnotations(ctx context.Context, inv *Invocation) error {
 	if len(inv.Args) == 0 || (inv.Args[0] != "amend" && inv.Args[0] != "rebase") {
 		return fmt.Errorf("post-rewrite: unexpected argument %v (want amend or rebase)", inv.Args)
 	}
-	_, err := ParseRewriteInput(inv.Input)
-	return err
+	rewrites, err := ParseRewriteInput(inv.Input)
+	if err != nil {
+		return err
+	}
+	pairs := make([][2]string, len(rewrites))
+	for i, rw := range rewrites {
+		pairs[i] = [2]string{rw.Old, rw.New}
+	}
+	return annotate.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs, annotator(ctx, inv.Repo))
+}
+
+// annotateCommit records the new commit's annotations.
+func annotateCommit(ctx context.Context, inv *Invocation) error {
+	return annotate.PostCommit(ctx, inv.Repo, annotator(ctx, inv.Repo))
+}
+
+// noteSquash remembers the commits of a squash merge for post-commit.
+func noteSquash(ctx context.Context, inv *Invocation) error {
+	return annotate.PrepareCommitMsg(ctx, inv.Repo)
+}
+
+// annotator is the personal annotator command, from git config only:
+// never from a committed file.
+func annotator(ctx context.Context, repo *gitops.Repo) string {
+	v, _, _ := repo.ConfigGet(ctx, "gloss.annotator")
+	return strings.TrimSpace(v)
 }

@@ -56,6 +56,7 @@ type toolset struct {
 // toolsets lists every toolset in the order tools are listed.
 var toolsets = []toolset{
 	{"core", registerCore},
+	{"annotations", registerAnnotations},
 }
 
 // ToolsetNames lists the toolsets a user may pick from.

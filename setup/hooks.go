@@ -12,7 +12,7 @@ import (
 )
 
 // Hooks are the git hooks gloss installs. Each runs `git gloss hook <name>`.
-var Hooks = []string{"post-commit", "pre-push", "post-rewrite"}
+var Hooks = []string{"prepare-commit-msg", "post-commit", "pre-push", "post-rewrite"}
 
 // hooksWithStdin receive data on standard input from git; the shim buffers
 // it so that both the chained hook and gloss can read it.
@@ -20,7 +20,7 @@ var hooksWithStdin = map[string]bool{"pre-push": true, "post-rewrite": true}
 
 // blockingHooks are hooks whose exit status git honours: if the chained
 // hook refuses, gloss does not run and the refusal stands.
-var blockingHooks = map[string]bool{"pre-push": true}
+var blockingHooks = map[string]bool{"pre-push": true, "prepare-commit-msg": true}
 
 // ShimMarker identifies a hook file written by gloss.
 const ShimMarker = "# gloss hook shim"

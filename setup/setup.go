@@ -25,7 +25,7 @@ import (
 // SetupVersion is the version of what init installs. Bump it when init
 // starts installing something new; repositories set up by an older
 // version then get a projectNote in MCP initialize and a hint in status.
-const SetupVersion = 1
+const SetupVersion = 2
 
 // setupVersionKey records, in the repository's git config, which
 // SetupVersion last ran init there.

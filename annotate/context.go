@@ -1,0 +1,225 @@
+package annotate
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
+)
+
+// Context is what an agent (or a person, or an annotator program) says
+// about a change: for one region when File is set (and Anchor or Lines
+// narrow it), or for the whole commit when File is empty. It is the input
+// of `git gloss annotate` and gloss_annotate.
+type Context struct {
+	File                 string     `json:"file,omitempty" jsonschema:"repository-relative path; omit for the whole commit"`
+	Anchor               string     `json:"anchor,omitempty" jsonschema:"function, method or type the context is about, e.g. Server.Handle"`
+	Lines                *Lines     `json:"lines,omitempty" jsonschema:"line range in the committed file, when there is no anchor"`
+	Intent               string     `json:"intent,omitempty" jsonschema:"why the code is the way it is"`
+	Reasoning            string     `json:"reasoning,omitempty" jsonschema:"how it works or why this way"`
+	Constraints          []string   `json:"constraints,omitempty" jsonschema:"what the code must keep doing"`
+	RejectedAlternatives []Rejected `json:"rejected_alternatives,omitempty" jsonschema:"what was considered and not done, and why"`
+	Deps                 []Dep      `json:"deps,omitempty" jsonschema:"other code this relies on"`
+	Risks                []string   `json:"risks,omitempty"`
+	Tags                 []string   `json:"tags,omitempty"`
+	Author               *Author    `json:"author,omitempty" jsonschema:"who says so; defaults to an agent"`
+	Supersedes           []string   `json:"supersedes,omitempty" jsonschema:"ids of earlier records this one replaces (with a commit)"`
+}
+
+// Validate checks a context before it is stored.
+func (c *Context) Validate() error {
+	c.File = strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(c.File)), "./")
+	if c.File == "" && (c.Anchor != "" || c.Lines != nil) {
+		return fault.Usagef("an anchor or a line range needs a file")
+	}
+	if c.Lines != nil && (c.Lines.Start < 1 || c.Lines.End < c.Lines.Start) {
+		return fault.Usagef("invalid line range %d:%d", c.Lines.Start, c.Lines.End)
+	}
+	if c.File != "" && (strings.Contains(c.File, "..") || filepath.IsAbs(c.File) || strings.ContainsRune(c.File, 0)) {
+		return fault.Usagef("file must be a path inside the repository, relative to its root: %q", c.File)
+	}
+	if c.Intent == "" && c.Reasoning == "" && len(c.Constraints) == 0 && len(c.RejectedAlternatives) == 0 &&
+		len(c.Deps) == 0 && len(c.Risks) == 0 && len(c.Tags) == 0 && len(c.Supersedes) == 0 {
+		return fault.Usagef("nothing to record: give an intent, reasoning, constraints, rejected alternatives, deps, risks or tags")
+	}
+	if c.Author != nil && c.Author.Kind == "" {
+		c.Author.Kind = "agent"
+	}
+	return nil
+}
+
+// merge adds what c says to region r.
+func (c *Context) merge(r *Region) {
+	if c.Intent != "" {
+		r.Intent = c.Intent
+	}
+	if c.Reasoning != "" {
+		r.Reasoning = strings.TrimSpace(strings.TrimSpace(r.Reasoning) + "\n" + c.Reasoning)
+	}
+	for _, t := range c.Constraints {
+		r.Constraints = appendConstraint(r.Constraints, Constraint{Text: t, Source: "author"})
+	}
+	r.RejectedAlternatives = append(r.RejectedAlternatives, c.RejectedAlternatives...)
+	r.Deps = append(r.Deps, c.Deps...)
+	r.Risks = appendUnique(r.Risks, c.Risks...)
+	r.Tags = appendUnique(r.Tags, c.Tags...)
+	// A context about this region speaks for it (the first one does); a
+	// context about the whole change adds to every region but does not
+	// claim authorship of them.
+	if c.Author != nil && c.File != "" && r.Source == SourceHook {
+		r.Author = *c.Author
+		if r.Author.Kind == "agent" {
+			r.Source = SourceAgent
+		}
+	}
+}
+
+func appendConstraint(cs []Constraint, c Constraint) []Constraint {
+	for _, x := range cs {
+		if x.Text == c.Text {
+			return cs
+		}
+	}
+	return append(cs, c)
+}
+
+func appendUnique(s []string, add ...string) []string {
+	for _, a := range add {
+		dup := false
+		for _, x := range s {
+			if x == a {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			s = append(s, a)
+		}
+	}
+	return s
+}
+
+// The pending file holds staged contexts for this worktree's next commit.
+// Writers and the consuming hook take an exclusive lock on a side file, so
+// a context staged while a commit is being annotated goes to the next one,
+// whole.
+
+func pendingPath(repo *gitops.Repo) (string, error) {
+	dir, err := repo.WorktreeGlossDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "pending.jsonl"), nil
+}
+
+func withPendingLock(repo *gitops.Repo, fn func(path string) error) error {
+	p, err := pendingPath(repo)
+	if err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(p+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock pending context: %w", err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck
+	return fn(p)
+}
+
+// Stage stores contexts for the next commit made in this worktree.
+func Stage(repo *gitops.Repo, ctxs []Context) (int, error) {
+	var buf bytes.Buffer
+	for i := range ctxs {
+		if err := ctxs[i].Validate(); err != nil {
+			return 0, err
+		}
+		line, err := json.Marshal(ctxs[i])
+		if err != nil {
+			return 0, err
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	total := 0
+	err := withPendingLock(repo, func(p string) error {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(buf.Bytes()); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		n, err := countPending(p)
+		total = n
+		return err
+	})
+	return total, err
+}
+
+// Pending returns the contexts staged and not yet consumed.
+func Pending(repo *gitops.Repo) ([]Context, error) {
+	var out []Context
+	err := withPendingLock(repo, func(p string) error {
+		var err error
+		out, err = readPending(p)
+		return err
+	})
+	return out, err
+}
+
+// takePending reads and removes the staged contexts.
+func takePending(repo *gitops.Repo) ([]Context, error) {
+	var out []Context
+	err := withPendingLock(repo, func(p string) error {
+		var err error
+		if out, err = readPending(p); err != nil {
+			return err
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
+	return out, err
+}
+
+func readPending(p string) ([]Context, error) {
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Context
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var c Context
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 || json.Unmarshal(sc.Bytes(), &c) != nil {
+			continue // a damaged line must not lose the others
+		}
+		out = append(out, c)
+	}
+	return out, sc.Err()
+}
+
+func countPending(p string) (int, error) {
+	cs, err := readPending(p)
+	return len(cs), err
+}

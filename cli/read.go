@@ -1,0 +1,296 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/why"
+)
+
+// ReadCmd is `git gloss read`.
+type ReadCmd struct {
+	Path      string `arg:"" help:"File to read, relative to the repository root."`
+	Anchor    string `name:"anchor" short:"a" placeholder:"NAME" help:"Function, method or type, e.g. Server.Handle or Client::connect."`
+	Lines     string `name:"lines" short:"L" placeholder:"A:B" help:"Line range in today's file."`
+	MaxTokens int    `name:"max-tokens" placeholder:"N" help:"Keep the answer under about N tokens (lowest-scored regions go first)."`
+	Rev       string `name:"rev" placeholder:"REV" help:"Read the file as of REV instead of the working tree."`
+}
+
+// Help is the long help of read.
+func (ReadCmd) Help() string {
+	return `Answers "why is this code the way it is?" from the annotations recorded when
+it was written: intent, reasoning, constraints, rejected alternatives,
+dependencies and risks.
+
+gloss finds the lines (an anchor is resolved with tree-sitter in today's
+file), blames them, reads the notes of the blamed commits in one pass, and
+keeps the records whose lines at that commit are today's lines (following
+renames) or whose anchor matches. Each region is scored by overlap, anchor
+match, recency and how much changed since ("stale").
+
+  git gloss read server/server.go --anchor Server.Handle
+  git gloss read src/lib.rs --anchor MqttClient::connect --max-tokens 800
+  git gloss read main.py --lines 40:80 --json`
+}
+
+// Run reads.
+func (c *ReadCmd) Run(g *Globals) error {
+	q := why.Query{Path: c.Path, Anchor: c.Anchor, MaxTokens: c.MaxTokens, Rev: c.Rev}
+	if c.Lines != "" {
+		l, err := parseLines(c.Lines)
+		if err != nil {
+			return err
+		}
+		q.Lines = &l
+	}
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := why.Read(g.ctx, repo, q)
+	if err != nil {
+		return err
+	}
+	return g.emit(res, func(s *styler) { printRead(s, res) })
+}
+
+// parseLines reads "A:B", "A-B" or "A".
+func parseLines(v string) (annotate.Lines, error) {
+	a, b, found := strings.Cut(strings.ReplaceAll(v, "-", ":"), ":")
+	start, err1 := strconv.Atoi(strings.TrimSpace(a))
+	end := start
+	var err2 error
+	if found {
+		end, err2 = strconv.Atoi(strings.TrimSpace(b))
+	}
+	if err1 != nil || err2 != nil || start < 1 || end < start {
+		return annotate.Lines{}, fault.Usagef("invalid line range %q (want A:B, 1-based)", v)
+	}
+	return annotate.Lines{Start: start, End: end}, nil
+}
+
+func printRead(s *styler, res *why.ReadResult) {
+	target := res.Query.Path
+	for _, a := range res.Resolved.Anchors {
+		target += " " + s.bold(a.Name)
+	}
+	s.printf("%s  %s\n", target, s.dim(fmt.Sprintf("lines %d-%d", res.Resolved.Lines.Start, res.Resolved.Lines.End)))
+	for _, n := range res.Notes {
+		s.println(s.yellow("note: ") + n)
+	}
+	for _, r := range res.Regions {
+		s.println()
+		printRegion(s, r)
+	}
+	s.printf("\n%s\n", s.dim(fmt.Sprintf("%d region(s) from %d annotated of %d blamed commit(s)",
+		res.Stats.RegionsReturned, res.Stats.AnnotatedCommits, res.Stats.BlamedCommits)))
+}
+
+func printRegion(s *styler, r why.RegionView) {
+	name := "lines"
+	if r.Anchor != nil {
+		name = r.Anchor.Name
+	}
+	where := fmt.Sprintf("lines %d-%d at %s", r.Lines.Start, r.Lines.End, shortID(r.Commit))
+	if r.Current != nil {
+		where += fmt.Sprintf(", now %d-%d", r.Current.Start, r.Current.End)
+	}
+	stale := ""
+	if r.Stale {
+		stale = s.yellow(fmt.Sprintf("  stale: %d later commit(s)", r.LaterCommits))
+	}
+	s.printf("%s %s  %s%s\n", s.bold(name), s.dim("("+r.File+")"), s.dim(where), stale)
+	field := func(label, v string) {
+		if v != "" {
+			s.printf("  %-12s %s\n", label, v)
+		}
+	}
+	list := func(label string, items []string) {
+		for i, it := range items {
+			if i == 0 {
+				s.printf("  %-12s • %s\n", label, it)
+			} else {
+				s.printf("  %-12s • %s\n", "", it)
+			}
+		}
+	}
+	field("intent", s.green(r.Intent))
+	var cs []string
+	for _, c := range r.Constraints {
+		cs = append(cs, s.red(c.Text)+s.dim(" ("+c.Source+")"))
+	}
+	list("constraints", cs)
+	var rej []string
+	for _, x := range r.RejectedAlternatives {
+		if x.Reason != "" {
+			rej = append(rej, x.Text+s.dim(" — "+x.Reason))
+		} else {
+			rej = append(rej, x.Text)
+		}
+	}
+	list("rejected", rej)
+	var deps []string
+	for _, d := range r.Deps {
+		t := d.File
+		if d.Anchor != "" {
+			t += "#" + d.Anchor
+		}
+		if d.Nature != "" {
+			t += s.dim(" (" + d.Nature + ")")
+		}
+		deps = append(deps, t)
+	}
+	list("depends on", deps)
+	list("risks", r.Risks)
+	field("reasoning", r.Reasoning)
+	if len(r.Tags) > 0 {
+		field("tags", strings.Join(r.Tags, ", "))
+	}
+	who := r.Author.Name
+	if who == "" {
+		who = r.Author.Kind
+	} else {
+		who += " (" + r.Author.Kind + ")"
+	}
+	if r.Author.Model != "" {
+		who += " " + r.Author.Model
+	}
+	when := r.Time
+	if len(when) >= 10 {
+		when = when[:10]
+	}
+	s.printf("  %s\n", s.dim(fmt.Sprintf("by %s · %s · via %s · score %.2f", who, when, r.Source, r.Score)))
+}
+
+func shortID(id string) string { return id[:min(8, len(id))] }
+
+// DepsCmd is `git gloss deps`.
+type DepsCmd struct {
+	Path   string `arg:"" help:"File others may depend on."`
+	Anchor string `name:"anchor" short:"a" placeholder:"NAME" help:"Narrow to one function, method or type."`
+}
+
+// Help is the long help of deps.
+func (DepsCmd) Help() string {
+	return `Lists the annotated regions that declared a dependency on this file (or
+anchor) — with a Depends-On: trailer, or through git gloss annotate --dep —
+so that you know what else to check before changing it.`
+}
+
+// Run lists dependents.
+func (c *DepsCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := why.Deps(g.ctx, repo, why.DepsQuery{Path: c.Path, Anchor: c.Anchor})
+	if err != nil {
+		return err
+	}
+	return g.emit(res, func(s *styler) {
+		if len(res.Dependents) == 0 {
+			s.println("nothing declared a dependency on " + c.Path)
+			return
+		}
+		for _, d := range res.Dependents {
+			name := fmt.Sprintf("lines %d-%d", d.Lines.Start, d.Lines.End)
+			if d.Anchor != nil {
+				name = d.Anchor.Name
+			}
+			on := d.On.File
+			if d.On.Anchor != "" {
+				on += "#" + d.On.Anchor
+			}
+			s.printf("%s %s  %s %s\n", s.bold(d.File), name, s.dim("→ "+on), s.dim(d.On.Nature))
+			s.printf("  %s\n", d.Intent)
+		}
+	})
+}
+
+// HistoryCmd is `git gloss history`.
+type HistoryCmd struct {
+	Path   string `arg:"" help:"File whose annotated history to show."`
+	Anchor string `name:"anchor" short:"a" placeholder:"NAME" help:"Narrow to one function, method or type."`
+	Limit  int    `name:"limit" short:"n" default:"10" help:"Most recent entries to show."`
+}
+
+// Help is the long help of history.
+func (HistoryCmd) Help() string {
+	return `Shows the annotated changes of a file (or one anchor in it), oldest first:
+who changed it, when, and why.`
+}
+
+// Run prints the timeline.
+func (c *HistoryCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := why.History(g.ctx, repo, why.HistoryQuery{Path: c.Path, Anchor: c.Anchor, Limit: c.Limit})
+	if err != nil {
+		return err
+	}
+	return g.emit(res, func(s *styler) {
+		if len(res.Events) == 0 {
+			s.println("no annotated changes of " + c.Path)
+			return
+		}
+		for _, e := range res.Events {
+			name := fmt.Sprintf("lines %d-%d", e.Lines.Start, e.Lines.End)
+			if e.Anchor != nil {
+				name = e.Anchor.Name
+			}
+			s.printf("%s %s  %s  %s\n", s.dim(e.Time[:10]), s.dim(shortID(e.Commit)), s.bold(name), e.Author)
+			s.printf("    %s\n", e.Intent)
+			for _, ct := range e.Constraints {
+				s.printf("    %s %s\n", s.red("must:"), ct.Text)
+			}
+		}
+	})
+}
+
+// SummaryCmd is `git gloss summary`.
+type SummaryCmd struct {
+	Path string `arg:"" help:"File or directory (. for the whole repository)."`
+}
+
+// Help is the long help of summary.
+func (SummaryCmd) Help() string {
+	return `Condenses what the annotations say about a file or a directory: for each
+function, method or type that still exists, the latest intent and every
+constraint recorded for it.`
+}
+
+// Run prints the summary.
+func (c *SummaryCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := why.Summary(g.ctx, repo, why.SummaryQuery{Path: c.Path})
+	if err != nil {
+		return err
+	}
+	return g.emit(res, func(s *styler) {
+		if len(res.Files) == 0 {
+			s.println("no annotations under " + c.Path)
+			return
+		}
+		for _, f := range res.Files {
+			s.println(s.bold(f.File))
+			for _, a := range f.Anchors {
+				s.printf("  %-28s %s\n", a.Anchor, a.Intent)
+				for _, ct := range a.Constraints {
+					s.printf("  %-28s %s %s\n", "", s.red("must:"), ct.Text)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,483 @@
+// Package why answers the question an agent asks before it changes code:
+// why is this the way it is? It reads the annotations recorded when the
+// code was written (package annotate) back for today's code: read (one
+// region), deps (who relies on it), history (its timeline) and summary (a
+// file or directory at a glance).
+//
+// Reads map today's lines to the commits that wrote them with blame (the
+// cached blame of gitops, identical to git blame), then keep the records
+// whose lines at that commit are those same lines — never comparing today's
+// line numbers with commit-time ones directly.
+package why
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/safepath"
+	"github.com/gloss-dev/gloss/schemas"
+	"github.com/gloss-dev/gloss/treesitter"
+)
+
+// Query asks about a file, or a region of it.
+type Query struct {
+	Path      string          `json:"path" jsonschema:"file to read, relative to the repository root"`
+	Anchor    string          `json:"anchor,omitempty" jsonschema:"function, method or type, e.g. Server.Handle or Client::connect"`
+	Lines     *annotate.Lines `json:"lines,omitempty" jsonschema:"line range in today's file, when there is no anchor"`
+	MaxTokens int             `json:"max_tokens,omitempty" jsonschema:"budget for the answer, about 4 bytes a token; 0 for no limit"`
+	Rev       string          `json:"rev,omitempty" jsonschema:"revision to read at; default the working tree"`
+}
+
+// Target is what the query resolved to.
+type Target struct {
+	Rev     string              `json:"rev" jsonschema:"commit id, or 'worktree'"`
+	Anchors []treesitter.Anchor `json:"anchors"`
+	Lines   annotate.Lines      `json:"lines"`
+}
+
+// RegionView is one annotation in an answer.
+type RegionView struct {
+	ID                   string                `json:"id"`
+	Commit               string                `json:"commit"`
+	Time                 string                `json:"time" jsonschema:"when the commit was authored"`
+	File                 string                `json:"file" jsonschema:"path at the commit"`
+	Anchor               *annotate.Anchor      `json:"anchor,omitempty"`
+	Lines                annotate.Lines        `json:"lines" jsonschema:"lines at the commit"`
+	Current              *annotate.Lines       `json:"current,omitempty" jsonschema:"where those lines are in the version read"`
+	Intent               string                `json:"intent"`
+	Reasoning            string                `json:"reasoning,omitempty"`
+	Constraints          []annotate.Constraint `json:"constraints,omitempty"`
+	RejectedAlternatives []annotate.Rejected   `json:"rejected_alternatives,omitempty"`
+	Deps                 []annotate.Dep        `json:"deps,omitempty"`
+	Risks                []string              `json:"risks,omitempty"`
+	Tags                 []string              `json:"tags,omitempty"`
+	Author               annotate.Author       `json:"author"`
+	Source               string                `json:"source"`
+	Score                float64               `json:"score"`
+	Stale                bool                  `json:"stale" jsonschema:"later commits changed these lines"`
+	LaterCommits         int                   `json:"later_commits"`
+}
+
+// ReadStats says how the answer was found.
+type ReadStats struct {
+	Lines             int `json:"lines"`
+	BlamedCommits     int `json:"blamed_commits"`
+	AnnotatedCommits  int `json:"annotated_commits"`
+	RecordsConsidered int `json:"records_considered"`
+	RegionsMatched    int `json:"regions_matched"`
+	RegionsReturned   int `json:"regions_returned"`
+	RegionsDropped    int `json:"regions_dropped"`
+	FieldsTrimmed     int `json:"fields_trimmed"`
+	TokensEstimated   int `json:"tokens_estimated"`
+}
+
+// ReadResult is the answer of read: gloss-read/v1.
+type ReadResult struct {
+	Schema   string       `json:"$schema"`
+	Query    Query        `json:"query"`
+	Resolved Target       `json:"resolved"`
+	Notes    []string     `json:"notes" jsonschema:"what the reader should know about how the query was answered"`
+	Regions  []RegionView `json:"regions"`
+	Stats    ReadStats    `json:"stats"`
+}
+
+func init() {
+	schemas.Register(schemas.Entry{Name: "read", Tag: "gloss-read/v1", Description: "Why a file or region is the way it is (git gloss read, MCP gloss_read).", Type: schemas.TypeOf[ReadResult]()})
+}
+
+// anchorHistoryLimit bounds how many earlier commits of the file are
+// searched for records of an anchor that no longer owns any line.
+const anchorHistoryLimit = 100
+
+// file is the version of a file a query reads.
+type file struct {
+	rel     string
+	rev     string // "" for the working tree
+	content []byte
+	lines   int
+	anchors []treesitter.Anchor
+}
+
+// openFile reads path at rev (the working tree when rev is "" and there
+// is one).
+func openFile(repo *gitops.Repo, p, rev string) (*file, error) {
+	root := repo.Root()
+	base := root
+	if base == "" {
+		base = repo.GitDir()
+	}
+	rel, err := safepath.Clean(base, p)
+	if err != nil {
+		return nil, err
+	}
+	f := &file{rel: rel, rev: rev}
+	if rev == "" && root == "" {
+		f.rev = "HEAD"
+	}
+	if f.rev == "" {
+		r, err := os.OpenRoot(root)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		data, err := r.ReadFile(rel)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil, fault.NotFoundf("%s: no such file in the working tree", rel)
+			}
+			return nil, fmt.Errorf("read %s: %w", rel, err)
+		}
+		f.content = data
+	} else {
+		id, err := repo.ResolveCommit(f.rev)
+		if err != nil {
+			return nil, err
+		}
+		f.rev = id
+		data, err := repo.ReadFile(id, rel)
+		if err != nil {
+			if gitops.IsNotFound(err) {
+				return nil, fault.NotFoundf("%s: no such file at %s", rel, p2short(id))
+			}
+			return nil, err
+		}
+		f.content = data
+	}
+	f.lines = countLines(f.content)
+	f.anchors = treesitter.Outline(rel, f.content)
+	return f, nil
+}
+
+func p2short(id string) string { return id[:min(12, len(id))] }
+
+func countLines(data []byte) int {
+	n := strings.Count(string(data), "\n")
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// Read answers a query.
+func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) {
+	if q.Path == "" {
+		return nil, fault.Usagef("a path is required")
+	}
+	if q.MaxTokens < 0 {
+		return nil, fault.Usagef("max_tokens must not be negative")
+	}
+	if q.Lines != nil && (q.Lines.Start < 1 || q.Lines.End < q.Lines.Start) {
+		return nil, fault.Usagef("invalid line range %d:%d", q.Lines.Start, q.Lines.End)
+	}
+	f, err := openFile(repo, q.Path, q.Rev)
+	if err != nil {
+		return nil, err
+	}
+	res := &ReadResult{Schema: "gloss-read/v1", Query: q, Notes: []string{}, Regions: []RegionView{}}
+	res.Resolved.Rev = f.rev
+	if res.Resolved.Rev == "" {
+		res.Resolved.Rev = "worktree"
+	}
+	res.Resolved.Anchors = []treesitter.Anchor{}
+	target := resolveTarget(f, q, res)
+	res.Resolved.Lines = target
+	if f.lines == 0 {
+		res.Notes = append(res.Notes, "the file is empty")
+		return res, nil
+	}
+	blame, err := repo.BlameCached(ctx, f.rev, f.rel, target.Start, target.End)
+	if err != nil {
+		return nil, err
+	}
+	res.Stats.Lines = len(blame.Lines)
+
+	// Per blamed commit: which of its lines (by path and line number at
+	// that commit) are in the target, and where they are now.
+	type owned struct {
+		orig    map[string]map[int]int // path -> line at commit -> line now
+		current []int
+	}
+	byCommit := map[string]*owned{}
+	var commits []string
+	for _, l := range blame.Lines {
+		if l.Commit == gitops.Uncommitted {
+			continue
+		}
+		o := byCommit[l.Commit]
+		if o == nil {
+			o = &owned{orig: map[string]map[int]int{}}
+			byCommit[l.Commit] = o
+			commits = append(commits, l.Commit)
+		}
+		if o.orig[l.OrigPath] == nil {
+			o.orig[l.OrigPath] = map[int]int{}
+		}
+		o.orig[l.OrigPath][l.OrigLine] = l.Line
+		o.current = append(o.current, l.Line)
+	}
+	res.Stats.BlamedCommits = len(commits)
+
+	// An anchor query also looks at earlier commits of the file, whose
+	// records of the anchor may no longer own any line (the code was
+	// rewritten since, but the reasons may still hold).
+	anchorNames := map[string]bool{}
+	for _, a := range res.Resolved.Anchors {
+		anchorNames[a.Name] = true
+	}
+	var older []string
+	if len(anchorNames) > 0 {
+		rev := f.rev
+		if rev == "" {
+			rev = "HEAD"
+		}
+		if log, err := repo.Log(rev, gitops.LogOptions{Path: f.rel, Limit: anchorHistoryLimit}); err == nil {
+			for _, c := range log {
+				if byCommit[c.ID] == nil {
+					older = append(older, c.ID)
+				}
+			}
+		}
+	}
+	recs, err := notes.Open(repo, notes.Annotations).Read(append(append([]string{}, commits...), older...))
+	if err != nil {
+		return nil, err
+	}
+	res.Stats.AnnotatedCommits = len(recs)
+
+	times := commitTimes(repo, blame, recs)
+	newest := time.Time{}
+	for _, t := range times {
+		if t.After(newest) {
+			newest = t
+		}
+	}
+	var views []RegionView
+	for c, rs := range recs {
+		decoded := annotate.Decode(notes.Resolve(rs))
+		res.Stats.RecordsConsidered += len(decoded)
+		o := byCommit[c]
+		for _, d := range decoded {
+			r := d.Region
+			if r == nil {
+				continue
+			}
+			overlap, current := 0, []int{}
+			if o != nil {
+				for l, now := range o.orig[r.File] {
+					if l >= r.Lines.Start && l <= r.Lines.End {
+						overlap++
+						current = append(current, now)
+					}
+				}
+			}
+			anchorMatch := r.Anchor != nil && anchorNames[r.Anchor.Name] && (r.File == f.rel || o != nil && o.orig[r.File] != nil)
+			if overlap == 0 && !anchorMatch {
+				continue
+			}
+			v := view(r, times[c])
+			if len(current) > 0 {
+				sort.Ints(current)
+				v.Current = &annotate.Lines{Start: current[0], End: current[len(current)-1]}
+			}
+			v.LaterCommits = laterCommits(repo, blame, v.Current, target, c)
+			v.Stale = v.LaterCommits > 0
+			v.Score = score(overlap, r.Lines, anchorMatch, times[c], newest, v.LaterCommits)
+			views = append(views, v)
+		}
+	}
+	res.Stats.RegionsMatched = len(views)
+	sort.SliceStable(views, func(i, j int) bool {
+		if views[i].Score != views[j].Score {
+			return views[i].Score > views[j].Score
+		}
+		if views[i].Time != views[j].Time {
+			return views[i].Time > views[j].Time
+		}
+		return views[i].ID < views[j].ID
+	})
+	views, dropped, trimmed := trimToBudget(views, q.MaxTokens)
+	res.Regions = views
+	res.Stats.RegionsReturned = len(views)
+	res.Stats.RegionsDropped = dropped
+	res.Stats.FieldsTrimmed = trimmed
+	res.Stats.TokensEstimated = tokens(views)
+	if len(views) == 0 {
+		res.Notes = append(res.Notes, "no annotations cover these lines")
+	}
+	if dropped > 0 || trimmed > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("trimmed to about %d tokens: %d region(s) and %d field(s) left out, lowest scores first", q.MaxTokens, dropped, trimmed))
+	}
+	for _, l := range blame.Lines {
+		if l.Commit == gitops.Uncommitted {
+			res.Notes = append(res.Notes, "some lines are not committed yet and have no annotations")
+			break
+		}
+	}
+	return res, nil
+}
+
+// resolveTarget turns the query into a line range, noting fallbacks.
+func resolveTarget(f *file, q Query, res *ReadResult) annotate.Lines {
+	whole := annotate.Lines{Start: 1, End: max(f.lines, 1)}
+	switch {
+	case q.Anchor != "":
+		found := treesitter.Find(f.anchors, q.Anchor)
+		if len(found) == 0 {
+			if !treesitter.Supported(f.rel) {
+				res.Notes = append(res.Notes, fmt.Sprintf("anchors are not supported for %s; showing file-level results", path.Ext(f.rel)))
+			} else {
+				res.Notes = append(res.Notes, fmt.Sprintf("anchor %q not found in %s; showing file-level results", q.Anchor, f.rel))
+			}
+			return whole
+		}
+		if len(found) > 1 {
+			var names []string
+			for _, a := range found {
+				names = append(names, fmt.Sprintf("%s (lines %d-%d)", a.Name, a.Start, a.End))
+			}
+			res.Notes = append(res.Notes, "anchor is ambiguous; reading all of: "+strings.Join(names, ", "))
+		}
+		res.Resolved.Anchors = found
+		lo, hi := found[0].Start, found[0].End
+		for _, a := range found[1:] {
+			lo, hi = min(lo, a.Start), max(hi, a.End)
+		}
+		return annotate.Lines{Start: lo, End: hi}
+	case q.Lines != nil:
+		l := *q.Lines
+		if l.Start > f.lines {
+			res.Notes = append(res.Notes, fmt.Sprintf("the file has %d lines; showing file-level results", f.lines))
+			return whole
+		}
+		if l.End > f.lines {
+			res.Notes = append(res.Notes, fmt.Sprintf("the file has %d lines; reading %d-%d", f.lines, l.Start, f.lines))
+			l.End = f.lines
+		}
+		return l
+	}
+	return whole
+}
+
+func view(r *annotate.Region, t time.Time) RegionView {
+	v := RegionView{
+		ID: r.ID, Commit: r.Commit, File: r.File, Anchor: r.Anchor, Lines: r.Lines,
+		Intent: r.Intent, Reasoning: r.Reasoning, Constraints: r.Constraints,
+		RejectedAlternatives: r.RejectedAlternatives, Deps: r.Deps, Risks: r.Risks, Tags: r.Tags,
+		Author: r.Author, Source: r.Source,
+	}
+	if !t.IsZero() {
+		v.Time = t.UTC().Format(time.RFC3339)
+	}
+	return v
+}
+
+// commitTimes collects author times for the commits involved: from blame
+// where it has them, else from the commits themselves.
+func commitTimes(repo *gitops.Repo, b *gitops.Blame, recs map[string][]notes.Record) map[string]time.Time {
+	t := map[string]time.Time{}
+	for c, m := range b.Commits {
+		t[c] = m.AuthorTime
+	}
+	for c := range recs {
+		if _, ok := t[c]; ok {
+			continue
+		}
+		if commit, err := repo.LookupCommit(c); err == nil {
+			t[c] = commit.AuthorTime
+		}
+	}
+	return t
+}
+
+// laterCommits counts the commits made after the annotated one (its
+// descendants, and uncommitted changes) that own lines of the region now —
+// or of the target, when the region owns none.
+func laterCommits(repo *gitops.Repo, b *gitops.Blame, current *annotate.Lines, target annotate.Lines, annotated string) int {
+	span := target
+	if current != nil {
+		span = *current
+	}
+	counted := map[string]bool{}
+	n := 0
+	for _, l := range b.Lines {
+		if l.Line < span.Start || l.Line > span.End || l.Commit == annotated || counted[l.Commit] {
+			continue
+		}
+		counted[l.Commit] = true
+		if l.Commit == gitops.Uncommitted {
+			n++
+		} else if later, err := repo.IsAncestor(annotated, l.Commit); err == nil && later {
+			n++
+		}
+	}
+	return n
+}
+
+// score ranks a region: how much of it is in the asked lines, whether its
+// anchor is the one asked for, how recent it is (relative to the newest
+// commit involved, so the same query always scores the same), and how much
+// has changed since.
+func score(overlap int, lines annotate.Lines, anchorMatch bool, at, newest time.Time, later int) float64 {
+	size := max(lines.End-lines.Start+1, 1)
+	s := 0.45 * math.Min(1, float64(overlap)/float64(size))
+	if anchorMatch {
+		s += 0.3
+	}
+	if !at.IsZero() && !newest.IsZero() {
+		days := newest.Sub(at).Hours() / 24
+		s += 0.25 * math.Pow(0.5, days/180)
+	}
+	s -= 0.05 * math.Min(float64(later), 4)
+	return math.Round(s*1000) / 1000
+}
+
+// tokens estimates the size of regions in tokens (about four bytes each).
+func tokens(vs []RegionView) int {
+	data, _ := json.Marshal(vs)
+	return len(data) / 4
+}
+
+// trimToBudget keeps the answer under maxTokens: it drops the
+// lowest-scored regions first; if one region alone is still too big, it
+// drops that region's fields from the least to the most important — tags,
+// deps, risks, rejected alternatives, then reasoning — and never its
+// intent or constraints.
+func trimToBudget(vs []RegionView, maxTokens int) (kept []RegionView, dropped, trimmed int) {
+	if maxTokens <= 0 {
+		return vs, 0, 0
+	}
+	for len(vs) > 1 && tokens(vs) > maxTokens {
+		vs = vs[:len(vs)-1]
+		dropped++
+	}
+	if len(vs) == 1 {
+		v := &vs[0]
+		steps := []func() bool{
+			func() bool { ok := v.Tags != nil; v.Tags = nil; return ok },
+			func() bool { ok := v.Deps != nil; v.Deps = nil; return ok },
+			func() bool { ok := v.Risks != nil; v.Risks = nil; return ok },
+			func() bool { ok := v.RejectedAlternatives != nil; v.RejectedAlternatives = nil; return ok },
+			func() bool { ok := v.Reasoning != ""; v.Reasoning = ""; return ok },
+		}
+		for _, step := range steps {
+			if tokens(vs) <= maxTokens {
+				break
+			}
+			if step() {
+				trimmed++
+			}
+		}
+	}
+	return vs, dropped, trimmed
+}
