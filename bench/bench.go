@@ -10,19 +10,26 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/treesitter"
+	"github.com/gloss-dev/gloss/why"
 )
 
 // Env is a repository prepared for benchmarking: long history, a hot file
 // that every commit touches, and a gloss note on every commit.
 type Env struct {
+	// Binary, when set, is a built git-gloss; cases that time the command
+	// itself (process start included) against the git command use it.
+	Binary  string
 	Dir     string
 	Repo    *gitops.Repo
 	HotFile string
@@ -30,11 +37,9 @@ type Env struct {
 	NoteRef string
 }
 
-// benchRecord is what the benchmark stores on each commit: about the size
-// of a real annotation.
+// benchRecord is a small record for the append case.
 type benchRecord struct {
 	notes.Header
-	File   string `json:"file"`
 	Intent string `json:"intent"`
 }
 
@@ -53,7 +58,7 @@ func Prepare(dir string, opts fixtures.HistoryOptions, maxNotes int) (*Env, erro
 	if err != nil {
 		return nil, err
 	}
-	env := &Env{Dir: dir, Repo: repo, HotFile: hot, NoteRef: "refs/notes/gloss/bench"}
+	env := &Env{Dir: dir, Repo: repo, HotFile: hot, NoteRef: notes.Annotations}
 	log, err := repo.Log("HEAD", gitops.LogOptions{})
 	if err != nil {
 		return nil, err
@@ -73,17 +78,9 @@ func Prepare(dir string, opts fixtures.HistoryOptions, maxNotes int) (*Env, erro
 	}
 	defer snap.Close()
 	if snap.Tip == "" {
-		var changes []gitops.NoteChange
-		for i, c := range env.Commits {
-			if i >= maxNotes {
-				break
-			}
-			line, err := notes.Marshal(benchRecord{Header: notes.NewHeader("gloss/bench/v1"), File: env.HotFile,
-				Intent: strings.Repeat("why this change was made; ", 40)})
-			if err != nil {
-				return nil, err
-			}
-			changes = append(changes, gitops.NoteChange{Object: c, Data: append(line, '\n')})
+		changes, err := annotateHistory(repo, log, env.HotFile, maxNotes)
+		if err != nil {
+			return nil, err
 		}
 		if _, err := repo.CommitNotes(snap, changes, nil, "bench notes"); err != nil {
 			return nil, err
@@ -91,6 +88,44 @@ func Prepare(dir string, opts fixtures.HistoryOptions, maxNotes int) (*Env, erro
 	}
 	return env, nil
 }
+
+// annotateHistory writes, for each of the newest max commits, an annotation
+// of each region it changed in the hot file, the way the post-commit hook
+// would have: about 1 KB of intent, constraints and reasoning each.
+func annotateHistory(repo *gitops.Repo, log []*gitops.Commit, hot string, max int) ([]gitops.NoteChange, error) {
+	var changes []gitops.NoteChange
+	for i, c := range log {
+		if i >= max || len(c.Parents) == 0 {
+			break
+		}
+		diff, err := repo.DiffTrees(c.Parents[0], c.ID, gitops.DiffOptions{Hunks: true, Paths: []string{hot}, NoRenames: true})
+		if err != nil {
+			return nil, err
+		}
+		var note []byte
+		for _, ch := range diff {
+			for _, h := range ch.Hunks {
+				r := annotate.Region{Header: notes.NewHeader(annotate.Schema), Kind: annotate.KindRegion, Commit: c.ID, File: hot,
+					Lines:       annotate.Lines{Start: h.NewStart, End: h.NewStart + max0(h.NewLines-1)},
+					Intent:      "keep the counters in step with the request rate",
+					Reasoning:   strings.Repeat("the rate is sampled every second and smoothed; ", 12),
+					Constraints: []annotate.Constraint{{Text: "never block the request path", Source: "author"}},
+					Author:      annotate.Author{Kind: "agent", Name: "bench"}, Source: annotate.SourceHook}
+				line, err := notes.Marshal(r)
+				if err != nil {
+					return nil, err
+				}
+				note = append(append(note, line...), '\n')
+			}
+		}
+		if len(note) > 0 {
+			changes = append(changes, gitops.NoteChange{Object: c.ID, Data: note})
+		}
+	}
+	return changes, nil
+}
+
+func max0(n int) int { return max(n, 0) }
 
 // hottestFile picks the file changed by the most of the newest 300
 // commits of a real repository.
@@ -152,7 +187,26 @@ func (e *Env) Cases() []Case {
 	for _, p := range e.notePaths(blamed) {
 		fmt.Fprintf(&batch, "%s:%s\n", e.NoteRef, p)
 	}
-	return []Case{
+	anchor, lines := e.hotAnchor()
+	cases := []Case{
+		{
+			Name: "read --anchor (in process) vs blame -L of its lines",
+			Gloss: func() error {
+				_, err := why.Read(ctx, e.Repo, why.Query{Path: e.HotFile, Anchor: anchor, Rev: "HEAD"})
+				return err
+			},
+			Git: func() error { return e.git(nil, "blame", "--porcelain", "-L", lines, "HEAD", "--", e.HotFile) },
+		},
+		{
+			Name: fmt.Sprintf("summary of %s vs git log --notes of it", path.Dir(e.HotFile)),
+			Gloss: func() error {
+				_, err := why.Summary(ctx, e.Repo, why.SummaryQuery{Path: path.Dir(e.HotFile)})
+				return err
+			},
+			Git: func() error {
+				return e.git(nil, "log", "--notes="+e.NoteRef, "--format=%H%x00%N", "--", path.Dir(e.HotFile))
+			},
+		},
 		{
 			Name: fmt.Sprintf("read notes of %d blamed commits", len(blamed)),
 			Gloss: func() error {
@@ -214,6 +268,42 @@ func (e *Env) Cases() []Case {
 			},
 		},
 	}
+	if e.Binary != "" {
+		cases = append([]Case{{
+			Name: "git gloss read --anchor vs git blame -L (processes)",
+			Gloss: func() error {
+				return e.run(e.Binary, "read", e.HotFile, "--anchor", anchor, "--rev", "HEAD", "--json")
+			},
+			Git: func() error { return e.git(nil, "blame", "--porcelain", "-L", lines, "HEAD", "--", e.HotFile) },
+		}}, cases...)
+	}
+	return cases
+}
+
+// hotAnchor picks a function in the middle of the hot file and the range
+// of its lines, as "A,B" for git blame -L.
+func (e *Env) hotAnchor() (string, string) {
+	content, err := e.Repo.ReadFile("HEAD", e.HotFile)
+	if err != nil {
+		return "", "1,40"
+	}
+	anchors := treesitter.Outline(e.HotFile, content)
+	if len(anchors) == 0 {
+		n := strings.Count(string(content), "\n")
+		return "", fmt.Sprintf("%d,%d", n/2, n/2+40)
+	}
+	a := anchors[len(anchors)/2]
+	return a.Name, fmt.Sprintf("%d,%d", a.Start, a.End)
+}
+
+// run runs a program in the environment's repository.
+func (e *Env) run(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = e.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
 }
 
 // blamedCommits are the commits blame names for the hot file: the set a

@@ -12,7 +12,7 @@ import (
 
 // benchHistory is smaller than the harness's default so that `go test
 // -bench` stays quick; the generated repository is kept in the temp dir.
-var benchHistory = fixtures.HistoryOptions{Commits: 800, Files: 20, Lines: 1500, EditsPerFile: 3, FilesPerEdit: 2, Seed: 7}
+var benchHistory = fixtures.HistoryOptions{Commits: 800, Files: 20, Lines: 400, HotLines: 3000, EditsPerFile: 3, FilesPerEdit: 2, Seed: 7}
 
 var (
 	envOnce sync.Once
@@ -22,8 +22,11 @@ var (
 
 func benchEnv(b *testing.B) *Env {
 	envOnce.Do(func() {
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("gloss-gobench-%d-%d", benchHistory.Commits, benchHistory.Seed))
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("gloss-gobench-v2-%d-%d", benchHistory.Commits, benchHistory.Seed))
 		env, envErr = Prepare(dir, benchHistory, benchHistory.Commits)
+		if envErr == nil {
+			env.Binary = fixtures.Binary(b)
+		}
 	})
 	if envErr != nil {
 		b.Fatal(envErr)

@@ -177,7 +177,8 @@ func blobAt(c *git.Commit, path string) (string, bool) {
 // parent's cached blames, so that reading them stays fast. Files whose
 // parent blame is not cached are left for the first read. Merges and root
 // commits are skipped (their blame combines several parents). The
-// post-commit hook calls this; it costs one git diff.
+// post-commit hook calls this; it runs git's diff only for the files it can
+// derive, and no git at all when there are none.
 func (r *Repo) UpdateBlameCache(ctx context.Context, commit string) error {
 	if r.blameCacheBypassed(ctx) {
 		return nil
@@ -190,11 +191,47 @@ func (r *Repo) UpdateBlameCache(ctx context.Context, commit string) error {
 		return nil
 	}
 	parent := c.Parents[0]
-	files, err := r.commitDiff(ctx, parent, c.ID, "")
+	changes, err := r.DiffTrees(parent, c.ID, DiffOptions{NoRenames: true})
 	if err != nil {
 		return err
 	}
-	meta, err := r.blameMeta(ctx, c.ID)
+	var added, deleted, derive []string
+	for _, ch := range changes {
+		switch ch.Status {
+		case Added:
+			added = append(added, ch.Path)
+		case Deleted:
+			deleted = append(deleted, ch.Path)
+		case Modified:
+			if key, err := r.blamePosition(parent, ch.Path); err == nil && r.hasBlame(key, ch.Path) {
+				derive = append(derive, ch.Path)
+			}
+		}
+	}
+	// An added file is new — all its lines are the commit's — unless git
+	// pairs it with a deleted one as a rename; only then does git decide.
+	if len(deleted) > 0 && len(added) > 0 {
+		derive = append(append(derive, added...), deleted...)
+		added = nil
+	}
+	if len(derive) == 0 && len(added) == 0 {
+		return nil
+	}
+	meta, err := r.blameMeta(ctx, c)
+	if err != nil {
+		return err
+	}
+	for _, p := range added {
+		data, err := r.ReadFile(c.ID, p)
+		if err != nil {
+			return err
+		}
+		r.storeBlame(c.ID, p, newFileEntry(c.ID, p, countLines(data), meta))
+	}
+	if len(derive) == 0 {
+		return nil
+	}
+	files, err := r.commitDiff(ctx, parent, c.ID, derive, true)
 	if err != nil {
 		return err
 	}
@@ -225,22 +262,58 @@ func (r *Repo) UpdateBlameCache(ctx context.Context, commit string) error {
 	return nil
 }
 
-// blameMeta describes commit as git blame does: the author's name through
-// .mailmap, and the subject as %s joins it.
-func (r *Repo) blameMeta(ctx context.Context, commit string) (BlameCommit, error) {
-	out, err := r.Git(ctx, "show", "-s", "--format=%aN%x00%at%x00%s", commit)
+func (r *Repo) hasBlame(commit, path string) bool {
+	_, err := os.Stat(r.blameFile("e", commit, path))
+	return err == nil
+}
+
+// blameMeta describes commit as git blame does: the author's name (through
+// .mailmap when there is one, which only git applies) and the subject as
+// %s joins it.
+func (r *Repo) blameMeta(ctx context.Context, c *Commit) (BlameCommit, error) {
+	if !r.hasMailmap() {
+		return BlameCommit{Author: c.AuthorName, AuthorTime: c.AuthorTime.UTC(), Summary: gitSubject(c.Message)}, nil
+	}
+	out, err := r.Git(ctx, "show", "-s", "--format=%aN%x00%at%x00%s", c.ID)
 	if err != nil {
 		return BlameCommit{}, err
 	}
 	f := strings.SplitN(strings.TrimRight(string(out), "\n"), "\x00", 3)
 	if len(f) != 3 {
-		return BlameCommit{}, fmt.Errorf("describe %s: unexpected output", commit)
+		return BlameCommit{}, fmt.Errorf("describe %s: unexpected output", c.ID)
 	}
 	sec, err := strconv.ParseInt(f[1], 10, 64)
 	if err != nil {
-		return BlameCommit{}, fmt.Errorf("describe %s: %w", commit, err)
+		return BlameCommit{}, fmt.Errorf("describe %s: %w", c.ID, err)
 	}
 	return BlameCommit{Author: f[0], AuthorTime: time.Unix(sec, 0).UTC(), Summary: f[2]}, nil
+}
+
+// hasMailmap reports whether author names may be rewritten by a mailmap.
+func (r *Repo) hasMailmap() bool {
+	if r.root != "" {
+		if _, err := os.Stat(filepath.Join(r.root, ".mailmap")); err == nil {
+			return true
+		}
+	}
+	cfg, err := r.r.Config()
+	if err != nil {
+		return true
+	}
+	defer cfg.Free()
+	for _, k := range []string{"mailmap.file", "mailmap.blob"} {
+		if v, err := cfg.LookupString(k); err == nil && v != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// gitSubject is what git's %s prints: the first paragraph of the message,
+// its lines joined by spaces.
+func gitSubject(msg string) string {
+	para, _, _ := strings.Cut(strings.TrimLeft(msg, "\n"), "\n\n")
+	return strings.Join(strings.Fields(para), " ")
 }
 
 // blameWorktree blames the working-tree file: the blame of HEAD passed
@@ -261,7 +334,7 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 		}
 		return nil, err
 	}
-	files, err := r.commitDiff(ctx, head, "", path)
+	files, err := r.commitDiff(ctx, head, "", []string{path}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -289,10 +362,10 @@ type fileDiff struct {
 
 // commitDiff runs git's own diff between from and to (to "" is the working
 // tree) with the settings blame uses, and parses its hunks.
-func (r *Repo) commitDiff(ctx context.Context, from, to, path string) ([]fileDiff, error) {
+func (r *Repo) commitDiff(ctx context.Context, from, to string, paths []string, renames bool) ([]fileDiff, error) {
 	args := []string{"diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", "--diff-algorithm=myers",
 		"--src-prefix=a/", "--dst-prefix=b/", "--no-relative"}
-	if path == "" {
+	if renames {
 		args = append(args, "-M")
 	} else {
 		args = append(args, "--no-renames")
@@ -301,8 +374,8 @@ func (r *Repo) commitDiff(ctx context.Context, from, to, path string) ([]fileDif
 	if to != "" {
 		args = append(args, to)
 	}
-	if path != "" {
-		args = append(args, "--", path)
+	if len(paths) > 0 {
+		args = append(append(args, "--"), paths...)
 	}
 	out, err := r.Git(ctx, args...)
 	if err != nil {

@@ -41,6 +41,9 @@ type Invocation struct {
 	Input  []byte // standard input, read in full (pre-push and post-rewrite)
 	Repo   *gitops.Repo
 	Stderr io.Writer // where messages for the user go
+	// Config holds the personal gloss.* git config, read once per hook
+	// (keys lowercased, as git prints them).
+	Config map[string]string
 }
 
 // Handler does one hook's work. An error fails nothing unless it is a
@@ -96,11 +99,16 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stder
 	}
 	defer repo.Close()
 
-	inv := &Invocation{Name: name, Args: args, Repo: repo, Stderr: stderr}
+	inv := &Invocation{Name: name, Args: args, Repo: repo, Stderr: stderr, Config: map[string]string{}}
 	if stdin != nil && (name == PrePush || name == PostRewrite) {
 		inv.Input, _ = io.ReadAll(io.LimitReader(stdin, 64<<20))
 	}
-	timeout := hookTimeout(ctx, repo, name)
+	if kv, err := repo.ConfigMatching(ctx, `^gloss\.`); err == nil {
+		for _, p := range kv {
+			inv.Config[p[0]] = p[1]
+		}
+	}
+	timeout := hookTimeout(inv.Config, name)
 	err = runWithLimit(ctx, timeout, inv)
 
 	var block *Block
@@ -163,8 +171,8 @@ func runHandlers(ctx context.Context, inv *Invocation) error {
 	return errors.Join(errs...)
 }
 
-func hookTimeout(ctx context.Context, repo *gitops.Repo, name string) time.Duration {
-	if v, ok, _ := repo.ConfigGet(ctx, "gloss.hookTimeout"); ok {
+func hookTimeout(cfg map[string]string, name string) time.Duration {
+	if v, ok := cfg["gloss.hooktimeout"]; ok {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
 			return d
 		}
@@ -277,12 +285,12 @@ func carryAnnotations(ctx context.Context, inv *Invocation) error {
 	for i, rw := range rewrites {
 		pairs[i] = [2]string{rw.Old, rw.New}
 	}
-	return annotate.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs, annotator(ctx, inv.Repo))
+	return annotate.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs, inv.annotator())
 }
 
 // annotateCommit records the new commit's annotations.
 func annotateCommit(ctx context.Context, inv *Invocation) error {
-	return annotate.PostCommit(ctx, inv.Repo, annotator(ctx, inv.Repo))
+	return annotate.PostCommit(ctx, inv.Repo, inv.annotator())
 }
 
 // noteSquash remembers the commits of a squash merge for post-commit.
@@ -292,7 +300,6 @@ func noteSquash(ctx context.Context, inv *Invocation) error {
 
 // annotator is the personal annotator command, from git config only:
 // never from a committed file.
-func annotator(ctx context.Context, repo *gitops.Repo) string {
-	v, _, _ := repo.ConfigGet(ctx, "gloss.annotator")
-	return strings.TrimSpace(v)
+func (inv *Invocation) annotator() string {
+	return strings.TrimSpace(inv.Config["gloss.annotator"])
 }

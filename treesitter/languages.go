@@ -26,6 +26,20 @@ type langSpec struct {
 	// classify says whether n opens an anchor or a naming scope: kind ""
 	// with a name is a scope only (a Go receiver, a Rust impl block).
 	classify func(w *walker, n *sitter.Node) (kind, name string, qualifier []string, ok bool)
+
+	// opaque lists node kinds whose insides hold no anchors in practice
+	// (function bodies of languages without nested named functions,
+	// argument lists, literals). Not descending into them keeps outlining
+	// a fraction of a full walk.
+	opaque map[string]bool
+}
+
+func kinds(ks ...string) map[string]bool {
+	m := make(map[string]bool, len(ks))
+	for _, k := range ks {
+		m[k] = true
+	}
+	return m
 }
 
 func (s *langSpec) language() *sitter.Language {
@@ -36,15 +50,15 @@ func (s *langSpec) language() *sitter.Language {
 func (s *langSpec) sep(string) string { return s.separator }
 
 var specs = map[string]*langSpec{
-	"go":         {ptr: tsgo.Language, separator: ".", classify: classifyGo},
-	"python":     {ptr: tspython.Language, separator: ".", classify: classifyPython},
-	"javascript": {ptr: tsjs.Language, separator: ".", classify: classifyJS},
-	"typescript": {ptr: tsts.LanguageTypescript, separator: ".", classify: classifyJS},
-	"tsx":        {ptr: tsts.LanguageTSX, separator: ".", classify: classifyJS},
-	"rust":       {ptr: tsrust.Language, separator: "::", classify: classifyRust},
-	"java":       {ptr: tsjava.Language, separator: ".", classify: classifyJava},
-	"c":          {ptr: tsc.Language, separator: "::", classify: classifyC},
-	"cpp":        {ptr: tscpp.Language, separator: "::", classify: classifyC},
+	"go":         {ptr: tsgo.Language, separator: ".", classify: classifyGo, opaque: kinds("block", "parameter_list", "field_declaration_list", "literal_value", "interpreted_string_literal", "raw_string_literal")},
+	"python":     {ptr: tspython.Language, separator: ".", classify: classifyPython, opaque: kinds("argument_list", "string", "parameters")},
+	"javascript": {ptr: tsjs.Language, separator: ".", classify: classifyJS, opaque: kinds("arguments", "string", "template_string", "formal_parameters")},
+	"typescript": {ptr: tsts.LanguageTypescript, separator: ".", classify: classifyJS, opaque: kinds("arguments", "string", "template_string", "formal_parameters")},
+	"tsx":        {ptr: tsts.LanguageTSX, separator: ".", classify: classifyJS, opaque: kinds("arguments", "string", "template_string", "formal_parameters", "jsx_element")},
+	"rust":       {ptr: tsrust.Language, separator: "::", classify: classifyRust, opaque: kinds("block", "parameters", "arguments", "string_literal")},
+	"java":       {ptr: tsjava.Language, separator: ".", classify: classifyJava, opaque: kinds("block", "constructor_body", "formal_parameters", "argument_list", "string_literal")},
+	"c":          {ptr: tsc.Language, separator: "::", classify: classifyC, opaque: kinds("compound_statement", "parameter_list", "argument_list", "initializer_list", "string_literal")},
+	"cpp":        {ptr: tscpp.Language, separator: "::", classify: classifyC, opaque: kinds("compound_statement", "parameter_list", "argument_list", "initializer_list", "string_literal")},
 }
 
 func specFor(lang string) *langSpec { return specs[lang] }

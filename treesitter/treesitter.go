@@ -118,6 +118,9 @@ func (w *walker) visit(n *sitter.Node, scope []string) {
 		}
 		childScope = full
 	}
+	if w.spec.opaque[n.Kind()] {
+		return
+	}
 	for i := uint(0); i < n.NamedChildCount(); i++ {
 		w.visit(n.NamedChild(i), childScope)
 	}

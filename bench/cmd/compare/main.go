@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/gloss-dev/gloss/bench"
@@ -18,7 +19,8 @@ import (
 func main() {
 	repo := flag.String("repo", "", "repository to measure (default: a generated one, kept in the temp dir)")
 	runs := flag.Int("runs", 15, "timed runs per side")
-	notesMax := flag.Int("notes", 3000, "commits to attach a note to")
+	notesMax := flag.Int("notes", 3000, "commits to annotate")
+	bin := flag.String("bin", "", "a built git-gloss, to time the command itself (default: bin/git-gloss if present)")
 	flag.Parse()
 
 	dir := *repo
@@ -34,6 +36,14 @@ func main() {
 		os.Exit(1)
 	}
 	defer env.Close()
+	env.Binary = *bin
+	if env.Binary == "" {
+		if p, err := filepath.Abs("bin/git-gloss"); err == nil {
+			if _, err := os.Stat(p); err == nil {
+				env.Binary = p
+			}
+		}
+	}
 	fmt.Printf("repository %s: %d commits, hot file %s\n\n", env.Dir, len(env.Commits), env.HotFile)
 
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
