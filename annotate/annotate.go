@@ -109,7 +109,9 @@ func Capture(ctx context.Context, repo *gitops.Repo, commitID string, opts Optio
 	return res, errors.Join(problems...)
 }
 
-// dropCovered leaves out regions of the same file that overlap one of skip.
+// dropCovered leaves out the regions that skip already has: the same
+// anchor of the same file, or lines of the file wholly inside a carried
+// region's.
 func dropCovered(regions, skip []Region) []Region {
 	if len(skip) == 0 {
 		return regions
@@ -118,7 +120,12 @@ func dropCovered(regions, skip []Region) []Region {
 	for _, r := range regions {
 		covered := false
 		for _, s := range skip {
-			if s.File == r.File && s.Lines.Start <= r.Lines.End && r.Lines.Start <= s.Lines.End {
+			if s.File != r.File {
+				continue
+			}
+			sameAnchor := r.Anchor != nil && s.Anchor != nil && r.Anchor.Name == s.Anchor.Name
+			inside := r.Anchor == nil && s.Lines.Start <= r.Lines.Start && r.Lines.End <= s.Lines.End
+			if sameAnchor || inside {
 				covered = true
 				break
 			}

@@ -85,8 +85,9 @@ func carryAndCapture(ctx context.Context, repo *gitops.Repo, sources []string, t
 // all carry over onto it. After an amend it also captures what the amend
 // changed beyond the carried regions.
 func PostRewrite(ctx context.Context, repo *gitops.Repo, kind string, pairs [][2]string, annotator string) error {
+	// A reword inside a rebase is reported as an amend first.
 	source := SourceRebase
-	if kind == "amend" {
+	if kind == "amend" && !repo.RebaseInProgress() {
 		source = SourceAmend
 	}
 	var order []string

@@ -50,7 +50,7 @@ func TestAmendKeepsAnnotations(t *testing.T) {
 	if len(res.Regions) != 1 || res.Regions[0].Intent != "routes in one place" || res.Regions[0].Source != annotate.SourceAmend {
 		t.Fatalf("after amend: %+v", res.Regions)
 	}
-	if l := res.Regions[0].Lines; l.Start != 12 || l.End != 14 {
+	if l := res.Regions[0].Lines; l.Start != 11 || l.End != 14 {
 		t.Errorf("lines not remapped to the amended commit: %+v", l)
 	}
 	// The amend's own change (the Version lines) was captured.

@@ -112,7 +112,7 @@ func (w *walker) visit(n *sitter.Node, scope []string) {
 				Kind:      kind,
 				Name:      strings.Join(full, w.spec.sep(kind)),
 				Signature: w.signature(n),
-				Start:     int(n.StartPosition().Row) + 1,
+				Start:     docStart(n),
 				End:       endLine(n),
 			})
 		}
@@ -124,6 +124,28 @@ func (w *walker) visit(n *sitter.Node, scope []string) {
 	for i := uint(0); i < n.NamedChildCount(); i++ {
 		w.visit(n.NamedChild(i), childScope)
 	}
+}
+
+// docStart is the first line of a node including the comments right above
+// it (a doc comment belongs to what it documents).
+func docStart(n *sitter.Node) int {
+	// Comments sit beside the outermost node that starts where this one
+	// does: a Go type_declaration, an export statement, a decorator.
+	for p := n.Parent(); p != nil && p.StartPosition().Row == n.StartPosition().Row && p.Parent() != nil; p = n.Parent() {
+		n = p
+	}
+	start := n.StartPosition().Row
+	for p := n.PrevSibling(); p != nil && strings.Contains(p.Kind(), "comment"); p = p.PrevSibling() {
+		end := p.EndPosition().Row
+		if p.EndPosition().Column == 0 && end > 0 {
+			end--
+		}
+		if end+1 < start {
+			break // a blank line between: not this node's comment
+		}
+		start = p.StartPosition().Row
+	}
+	return int(start) + 1
 }
 
 // endLine is the last line a node covers (tree-sitter's end point is

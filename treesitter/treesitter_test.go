@@ -20,6 +20,7 @@ var samples = []struct {
 }{
 	{"server.go", `package server
 
+// Server serves.
 type Server struct {
 	mux int
 }
@@ -34,7 +35,7 @@ func (s *Server) Handle(path string) error {
 func New() *Server { return &Server{} }
 
 type Store interface{ Get() }
-`, []string{"struct Server 3-5", "method Server.Handle 8-12", "function New 14-14", "interface Store 16-16"}},
+`, []string{"struct Server 3-6", "method Server.Handle 8-13", "function New 15-15", "interface Store 17-17"}},
 	{"app.py", `class Client:
     def connect(self, host):
         def retry():

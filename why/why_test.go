@@ -82,8 +82,8 @@ func TestReadMapsThroughBlameAndRenames(t *testing.T) {
 		t.Fatalf("intents = %v", got)
 	}
 	r := res.Regions[0]
-	if r.File != "lib/lib.go" || r.Lines.Start != 11 || r.Current == nil || r.Current.Start != 15 {
-		t.Errorf("region = file %s lines %+v current %+v; want lib/lib.go 11-13 now at 15", r.File, r.Lines, r.Current)
+	if r.File != "lib/lib.go" || r.Lines.Start != 10 || r.Current == nil || r.Current.Start != 14 {
+		t.Errorf("region = file %s lines %+v current %+v; want lib/lib.go 10-13 now at 14", r.File, r.Lines, r.Current)
 	}
 	if len(r.Constraints) != 1 || r.Constraints[0].Text != "never dial twice" {
 		t.Errorf("constraints = %+v", r.Constraints)

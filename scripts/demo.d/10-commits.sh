@@ -1,5 +1,10 @@
-# Commits made through the real hooks.
-step "Commits through the real hooks"
+# Commits made through the real hooks; an agent stages its context first.
+step "An agent stages why, then commits through the real hooks"
+run git gloss annotate --file server/server.go --anchor Server.Health \
+	--intent "answer the load balancer without touching the database" \
+	--constraint "must answer in under 10 ms" \
+	--rejected "reuse /status | it queries the database" \
+	--author-name claude --model opus
 cat >> server/server.go <<'GO'
 
 // Health reports liveness for the load balancer.
@@ -8,5 +13,7 @@ func (s *Server) Health(w http.ResponseWriter, r *http.Request) {
 }
 GO
 git add -A
-run git commit -q -m "server: add health endpoint" -m "Constraint: must answer in under 10 ms; the load balancer times out at 50 ms"
+run git commit -q -m "server: add health endpoint" \
+	-m "Risk: a slow health check takes the instance out of rotation
+Depends-On: server/server.go#Server.Handle | routes are registered there"
 tail -n 2 .git/gloss/hooks.log
