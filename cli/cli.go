@@ -62,6 +62,8 @@ type CLI struct {
 	History  HistoryCmd  `cmd:"" group:"Annotations" help:"The annotated timeline of a file or anchor."`
 	Summary  SummaryCmd  `cmd:"" group:"Annotations" help:"Intent and constraints per anchor of a file or directory."`
 
+	Note NoteCmd `cmd:"" group:"Notebook" help:"The team notebook: create, show, list, search, tag, move, delete notes."`
+
 	Status    StatusCmd    `cmd:"" help:"Show what gloss knows about this repository."`
 	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove exactly what init added; notes stay."`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/schemas"
@@ -108,4 +109,14 @@ func (s *styler) mark(ok bool) string {
 		return s.green("✓")
 	}
 	return s.red("✗")
+}
+
+// sortedKeys lists a map's keys in order, for stable human output.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

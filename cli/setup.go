@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/gloss-dev/gloss/notebook"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/setup"
 )
@@ -154,6 +156,18 @@ func (c *InitCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	nb, err := notebook.Open(g.ctx, repo)
+	if err != nil {
+		return err
+	}
+	defer nb.Close()
+	created, err := nb.Scaffold()
+	if err != nil {
+		return err
+	}
+	for _, p := range created {
+		res.Scaffolded = append(res.Scaffolded, path.Join(nb.Rel, p))
+	}
 	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") })
 }
 
@@ -202,6 +216,9 @@ func printSetupResult(s *styler, res *setup.Result, done string) {
 	}
 	for _, m := range res.MCP {
 		s.printf("  mcp    %-6s %s %s\n", m.Client, m.Path, verb(m.Action))
+	}
+	for _, p := range res.Scaffolded {
+		s.printf("  notebook %s %s\n", p, verb("added"))
 	}
 	s.println(s.bold(done))
 }

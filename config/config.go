@@ -44,19 +44,9 @@ type Config struct {
 // config. A missing team file is an empty one; a malformed one is an error
 // that names the line.
 func Load(ctx context.Context, repo *gitops.Repo) (*Config, error) {
-	c := &Config{team: map[string]toml.Primitive{}, personal: map[string]string{}}
-	if repo.Root() != "" {
-		c.TeamPath = filepath.Join(repo.Root(), filepath.FromSlash(TeamFile))
-		data, err := os.ReadFile(c.TeamPath)
-		switch {
-		case err == nil:
-			c.TeamPresent = true
-			if err := c.parseTeam(data); err != nil {
-				return nil, err
-			}
-		case !errors.Is(err, os.ErrNotExist):
-			return nil, fmt.Errorf("read %s: %w", TeamFile, err)
-		}
+	c, err := LoadTeam(repo)
+	if err != nil {
+		return nil, err
 	}
 	kv, err := repo.ConfigMatching(ctx, `^gloss\.`)
 	if err != nil {
@@ -66,6 +56,25 @@ func Load(ctx context.Context, repo *gitops.Repo) (*Config, error) {
 		c.personal[p[0]] = p[1] // the last value wins, as in git
 	}
 	return c, nil
+}
+
+// LoadTeam reads only the team file: for callers that need no personal
+// setting, it spares the git process that reading git config costs.
+func LoadTeam(repo *gitops.Repo) (*Config, error) {
+	c := &Config{team: map[string]toml.Primitive{}, personal: map[string]string{}}
+	if repo.Root() == "" {
+		return c, nil
+	}
+	c.TeamPath = filepath.Join(repo.Root(), filepath.FromSlash(TeamFile))
+	data, err := os.ReadFile(c.TeamPath)
+	switch {
+	case err == nil:
+		c.TeamPresent = true
+		return c, c.parseTeam(data)
+	case errors.Is(err, os.ErrNotExist):
+		return c, nil
+	}
+	return nil, fmt.Errorf("read %s: %w", TeamFile, err)
 }
 
 // Parse reads team configuration from bytes, for tests and validation.

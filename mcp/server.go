@@ -57,6 +57,7 @@ type toolset struct {
 var toolsets = []toolset{
 	{"core", registerCore},
 	{"annotations", registerAnnotations},
+	{"notebook", registerNotebook},
 }
 
 // ToolsetNames lists the toolsets a user may pick from.

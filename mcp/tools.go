@@ -93,6 +93,9 @@ func addTool[In any](r *registry, def toolDef, fn func(ctx context.Context, c *c
 		if err != nil {
 			return nil, nil, err
 		}
+		if t, ok := out.(preformatted); ok {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(t)}}}, nil, nil
+		}
 		data, err := schemas.Encode(out)
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode result: %w", err)
@@ -104,6 +107,10 @@ func addTool[In any](r *registry, def toolDef, fn func(ctx context.Context, c *c
 		return res, nil, nil
 	})
 }
+
+// preformatted is a tool answer already rendered as text (a pretty-printed
+// result a caller asked for); it is sent as it is.
+type preformatted string
 
 // recoverPanics is the receiving middleware that keeps one broken tool from
 // taking the server down: a panic becomes an isError result for tools/call

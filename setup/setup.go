@@ -59,6 +59,9 @@ type Result struct {
 	Hooks        []HookChange   `json:"hooks"`
 	Config       []ConfigChange `json:"config"`
 	MCP          []MCPChange    `json:"mcp"`
+	// Scaffolded lists committed-content files and folders init created
+	// (the notebook); uninstall leaves them, they are the team's.
+	Scaffolded []string `json:"scaffolded"`
 }
 
 // manifest is what init added, kept in <git common dir>/gloss/install.json.
@@ -125,7 +128,7 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}}
+	res := &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
 
 	dir, err := repo.HooksDir(ctx)
 	if err != nil {
@@ -209,7 +212,7 @@ func InstallMCP(ctx context.Context, repo *gitops.Repo, client string, global bo
 	if err := m.save(repo); err != nil {
 		return nil, err
 	}
-	return &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{ch}}, nil
+	return &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{ch}, Scaffolded: []string{}}, nil
 }
 
 func installMCP(repo *gitops.Repo, m *manifest, client string, global bool) (MCPChange, error) {
@@ -235,7 +238,7 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Schema: "gloss-uninstall/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}}
+	res := &Result{Schema: "gloss-uninstall/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
 
 	hookPaths := map[string]bool{}
 	for _, h := range m.Hooks {

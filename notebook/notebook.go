@@ -1,0 +1,231 @@
+// Package notebook is a team knowledge notebook kept as committed files:
+// kits, walkthroughs, agents, diagrams, blueprints and notes under
+// .gloss/notebook/, which agents create, read, patch, tag and search (BM25)
+// through fifteen tools modelled on the BlueKit notebook kit.
+//
+// Every path is checked before anything touches the disk and every file
+// access goes through an os.Root of the notebook folder, so no argument —
+// "..", an absolute path, a symlink, ".git", a hidden file — reaches
+// outside it. Notes are working-tree files: commit them like code.
+package notebook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gloss-dev/gloss/config"
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/safepath"
+)
+
+// DefaultPath is where the notebook lives unless configured otherwise.
+const DefaultPath = ".gloss/notebook"
+
+// EnvPath overrides the notebook folder (relative to the repository root).
+const EnvPath = "GLOSS_NOTEBOOK"
+
+// Folders are the notebook's top-level folders, by note type.
+var Folders = []string{"kits", "walkthroughs", "agents", "diagrams", "blueprints", "notes"}
+
+// folderFor maps a frontmatter type to its folder.
+var folderFor = map[string]string{
+	"kit": "kits", "walkthrough": "walkthroughs", "agent": "agents",
+	"diagram": "diagrams", "blueprint": "blueprints", "note": "notes",
+}
+
+// typeOfFolder is the reverse: the type a top-level folder implies.
+var typeOfFolder = map[string]string{
+	"kits": "kit", "walkthroughs": "walkthrough", "agents": "agent",
+	"diagrams": "diagram", "blueprints": "blueprint", "notes": "note",
+}
+
+// allowedExt are the file types a notebook holds.
+var allowedExt = map[string]bool{".md": true, ".mmd": true, ".json": true}
+
+// IndexNote is the notebook's front page.
+const IndexNote = "index.md"
+
+// Limits on names: longer is refused.
+const (
+	maxSegment = 200
+	maxPath    = 1000
+)
+
+// Notebook is an open notebook folder.
+type Notebook struct {
+	repo *gitops.Repo
+	Rel  string // the folder, relative to the repository root
+	Abs  string
+	root *os.Root
+}
+
+// Settings is the [notebook] table of .gloss/config.toml.
+type Settings struct {
+	Path string `toml:"path"`
+}
+
+// Open finds the notebook of a repository: $GLOSS_NOTEBOOK, else [notebook]
+// path in .gloss/config.toml, else .gloss/notebook. The folder must be
+// inside the repository and outside .git. It is created if missing.
+func Open(ctx context.Context, repo *gitops.Repo) (*Notebook, error) {
+	if repo.Root() == "" {
+		return nil, fault.Usagef("the notebook needs a working tree; this repository is bare")
+	}
+	rel := DefaultPath
+	cfg, err := config.LoadTeam(repo)
+	if err != nil {
+		return nil, err
+	}
+	var s Settings
+	if err := cfg.Section("notebook", &s); err != nil {
+		return nil, err
+	}
+	if s.Path != "" {
+		rel = s.Path
+	}
+	if v := os.Getenv(EnvPath); v != "" {
+		rel = v
+	}
+	clean, err := safepath.Clean(repo.Root(), rel)
+	if err != nil || clean == "." {
+		return nil, fault.Usagef("notebook folder %q must be a folder inside the repository", rel)
+	}
+	abs := filepath.Join(repo.Root(), filepath.FromSlash(clean))
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("create notebook folder: %w", err)
+	}
+	realRoot, _ := filepath.EvalSymlinks(repo.Root())
+	realNB, _ := filepath.EvalSymlinks(abs)
+	if r, err := filepath.Rel(realRoot, realNB); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		return nil, refuse(PathTraversal, "the notebook folder %s leads outside the repository", clean)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	return &Notebook{repo: repo, Rel: clean, Abs: abs, root: root}, nil
+}
+
+// Close releases the folder.
+func (nb *Notebook) Close() {
+	if nb.root != nil {
+		nb.root.Close()
+	}
+}
+
+// cleanPath validates a notebook-relative path given by a caller and
+// returns it in clean slash form. file says whether it must name a note
+// (and so carry an allowed extension).
+func (nb *Notebook) cleanPath(p string, file bool) (string, error) {
+	p = strings.TrimSpace(p)
+	switch {
+	case p == "":
+		return "", refuse(InvalidArgument, "a path is required")
+	case strings.IndexByte(p, 0) >= 0:
+		return "", refuse(InvalidArgument, "path contains a NUL byte")
+	case !utf8.ValidString(p):
+		return "", refuse(InvalidArgument, "path is not valid UTF-8")
+	case strings.ContainsRune(p, '\\'):
+		return "", refuse(InvalidArgument, "%s: use forward slashes", p)
+	case len(p) > maxPath:
+		return "", refuse(InvalidArgument, "path is longer than %d bytes", maxPath)
+	}
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(nb.Abs, filepath.Clean(p))
+		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			if rr, err2 := filepath.Rel(resolved(nb.Abs), resolved(p)); err2 == nil && rr != ".." && !strings.HasPrefix(rr, "../") {
+				r = rr
+			} else {
+				return "", refuse(PathTraversal, "%s. Paths must be within the notebook folder", p)
+			}
+		}
+		p = filepath.ToSlash(r)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return "", refuse(PathTraversal, "%s. Paths must be within the notebook folder", p)
+		}
+	}
+	clean := path.Clean(p)
+	if clean == "." {
+		if file {
+			return "", refuse(InvalidArgument, "%s is the notebook folder, not a note", p)
+		}
+		return ".", nil
+	}
+	for _, seg := range strings.Split(clean, "/") {
+		switch {
+		case len(seg) > maxSegment:
+			return "", refuse(InvalidArgument, "a name in %s is longer than %d bytes", clean, maxSegment)
+		case strings.HasPrefix(seg, "."):
+			return "", refuse(AccessDenied, "%s. Hidden files and folders (and .git) are not accessible", clean)
+		case seg == "node_modules":
+			return "", refuse(AccessDenied, "%s. node_modules is not accessible", clean)
+		}
+	}
+	if file && !allowedExt[strings.ToLower(path.Ext(clean))] {
+		return "", refuse(AccessDenied, "%s. Only .md, .mmd and .json files belong in the notebook", clean)
+	}
+	return clean, nil
+}
+
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// fsErr turns a file-system error into the kit's categories.
+func fsErr(p string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, os.ErrNotExist):
+		return refuse(NotFound, "%s", p)
+	case errors.Is(err, os.ErrPermission):
+		return refuse(AccessDenied, "%s: permission denied", p)
+	case safepath.IsEscape(err):
+		return refuse(PathTraversal, "%s leads outside the notebook folder", p)
+	}
+	return fmt.Errorf("%s: %w", p, err)
+}
+
+// Scaffold creates the notebook's folders and its index note if they are
+// missing, and reports what it created. It never overwrites a file.
+func (nb *Notebook) Scaffold() ([]string, error) {
+	var created []string
+	for _, f := range Folders {
+		if _, err := nb.root.Stat(f); errors.Is(err, os.ErrNotExist) {
+			if err := nb.root.MkdirAll(f, 0o755); err != nil {
+				return created, err
+			}
+			created = append(created, f+"/")
+		}
+		keep := f + "/.gitkeep" // so git keeps the empty folder
+		if _, err := nb.root.Stat(keep); errors.Is(err, os.ErrNotExist) {
+			if err := nb.root.WriteFile(keep, nil, 0o644); err != nil {
+				return created, err
+			}
+		}
+	}
+	if _, err := nb.root.Stat(IndexNote); errors.Is(err, os.ErrNotExist) {
+		index := "---\ntype: note\ntitle: Notebook\ntags: [index]\n---\n# Notebook\n\n" +
+			"The team's knowledge, kept with the code. Agents and people read and write it with\n" +
+			"`git gloss note` and the MCP notebook tools.\n\n" +
+			"- kits/ — reusable how-tos\n- walkthroughs/ — guided tours of the code\n- agents/ — agent definitions\n" +
+			"- diagrams/ — Mermaid diagrams (.mmd)\n- blueprints/ — project blueprints (.json)\n- notes/ — everything else\n"
+		if err := safepath.WriteFile(nb.root, IndexNote, []byte(index), 0o644); err != nil {
+			return created, err
+		}
+		created = append(created, IndexNote)
+	}
+	return created, nil
+}

@@ -1,0 +1,103 @@
+package notebook
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/schemas"
+)
+
+// longKeys spells out the token-optimized keys for people.
+var longKeys = map[string]string{
+	"fm": "frontmatter", "p": "path", "t": "title", "ex": "excerpt", "mc": "matchCount", "ln": "lineNumber",
+}
+
+// Pretty renders a result for people reading it: long key names and
+// indentation. The default is the compact form.
+func Pretty(v any) ([]byte, error) {
+	data, err := schemas.Encode(v)
+	if err != nil {
+		return nil, err
+	}
+	var x any
+	if err := json.Unmarshal(data, &x); err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(expand(x), "", "  ")
+}
+
+func expand(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, vv := range x {
+			if k == "fm" {
+				out["frontmatter"] = vv // its keys are the user's own: leave them
+				continue
+			}
+			if long, ok := longKeys[k]; ok {
+				k = long
+			}
+			out[k] = expand(vv)
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = expand(x[i])
+		}
+		return x
+	}
+	return v
+}
+
+// Change is one uncommitted change in the notebook.
+type Change struct {
+	Status string `json:"status" jsonschema:"added, modified, deleted, renamed, untracked"`
+	Path   string `json:"p"`
+	From   string `json:"from,omitempty"`
+}
+
+// StatusResult lists the notebook's uncommitted changes.
+type StatusResult struct {
+	Schema  string   `json:"$schema"`
+	Folder  string   `json:"folder"`
+	Changes []Change `json:"changes"`
+}
+
+// Status lists what in the notebook differs from HEAD: staged, unstaged
+// and untracked notes.
+func (nb *Notebook) Status(ctx context.Context) (*StatusResult, error) {
+	head, err := nb.repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	changes, err := nb.repo.DiffWorktree(head, gitops.DiffOptions{Paths: []string{nb.Rel}, Untracked: true})
+	if err != nil {
+		return nil, err
+	}
+	res := &StatusResult{Schema: schemaTag, Folder: nb.Rel, Changes: []Change{}}
+	prefix := nb.Rel + "/"
+	for _, c := range changes {
+		if !strings.HasPrefix(c.Path, prefix) || strings.HasSuffix(c.Path, "/.gitkeep") {
+			continue
+		}
+		ch := Change{Status: c.Status, Path: strings.TrimPrefix(c.Path, prefix)}
+		if c.OldPath != "" {
+			ch.From = strings.TrimPrefix(c.OldPath, prefix)
+		}
+		res.Changes = append(res.Changes, ch)
+	}
+	return res, nil
+}
+
+func init() {
+	schemas.Register(
+		schemas.Entry{Name: "note-op", Tag: schemaTag, Description: "A notebook change: create, update, patch, delete, move, create folder.", Type: schemas.TypeOf[OpResult]()},
+		schemas.Entry{Name: "note", Tag: schemaTag, Description: "A note read back (compact keys: p path, fm frontmatter).", Type: schemas.TypeOf[NoteResult]()},
+		schemas.Entry{Name: "note-search", Tag: schemaTag, Description: "Notebook search results (p path, t title, ex excerpt, mc match count, ln line).", Type: schemas.TypeOf[SearchResult]()},
+		schemas.Entry{Name: "note-list", Tag: schemaTag, Description: "The notes of a notebook folder.", Type: schemas.TypeOf[ListResult]()},
+		schemas.Entry{Name: "note-status", Tag: schemaTag, Description: "Uncommitted changes in the notebook.", Type: schemas.TypeOf[StatusResult]()},
+	)
+}
