@@ -90,7 +90,9 @@ func registerNotebook(r *registry) {
 		Description: "Create a note in the team notebook, routed by frontmatter type: kit → kits/, walkthrough → walkthroughs/, " +
 			"agent → agents/, diagram → diagrams/ (.mmd), blueprint → blueprints/, anything else → notes/. An explicit folder wins. " +
 			"Refuses to replace an existing note unless overwrite."},
-		withNotebook(func(_ context.Context, nb *notebook.Notebook, in notebook.CreateInput) (any, error) { return nb.Create(in) }))
+		withNotebook(func(_ context.Context, nb *notebook.Notebook, in notebook.CreateInput) (any, error) {
+			return nb.Create(in)
+		}))
 	addTool(r, toolDef{Name: "read_note", Description: "Read a note: its frontmatter (fm) and content." + notebookData},
 		withNotebook(func(_ context.Context, nb *notebook.Notebook, in pathInput) (any, error) {
 			res, err := nb.Read(in.Path)
@@ -101,10 +103,14 @@ func registerNotebook(r *registry) {
 		}))
 	addTool(r, toolDef{Name: "update_note", Mutates: true,
 		Description: "Replace (mode overwrite), append to or prepend to a note's content. Its frontmatter is kept; given frontmatter keys are merged in."},
-		withNotebook(func(_ context.Context, nb *notebook.Notebook, in notebook.UpdateInput) (any, error) { return nb.Update(in) }))
+		withNotebook(func(_ context.Context, nb *notebook.Notebook, in notebook.UpdateInput) (any, error) {
+			return nb.Update(in)
+		}))
 	addTool(r, toolDef{Name: "patch_note", Mutates: true,
 		Description: "Replace a string in a note's content. Fails when the string occurs several times unless replaceAll, so that the edit lands where you meant."},
-		withNotebook(func(_ context.Context, nb *notebook.Notebook, in notebook.PatchInput) (any, error) { return nb.Patch(in) }))
+		withNotebook(func(_ context.Context, nb *notebook.Notebook, in notebook.PatchInput) (any, error) {
+			return nb.Patch(in)
+		}))
 	addTool(r, toolDef{Name: "delete_note", Mutates: true,
 		Description: "Delete a note. confirmPath must repeat path exactly. git keeps committed notes, so a deletion can be undone there."},
 		withNotebook(func(_ context.Context, nb *notebook.Notebook, in deleteInput) (any, error) {
@@ -167,7 +173,9 @@ func registerNotebook(r *registry) {
 			return answer(res, in.PrettyPrint)
 		}))
 	addTool(r, toolDef{Name: "create_folder", Mutates: true, Description: "Create a folder in the notebook (git keeps it through a .gitkeep)."},
-		withNotebook(func(_ context.Context, nb *notebook.Notebook, in createFolderInput) (any, error) { return nb.CreateFolder(in.Path) }))
+		withNotebook(func(_ context.Context, nb *notebook.Notebook, in createFolderInput) (any, error) {
+			return nb.CreateFolder(in.Path)
+		}))
 	addTool(r, toolDef{Name: "get_folder_summary", Description: "Count a folder's notes by type and tag, with the five most recently changed."},
 		withNotebook(func(_ context.Context, nb *notebook.Notebook, in folderInput) (any, error) {
 			res, err := nb.FolderSummary(in.Folder)

@@ -668,4 +668,3 @@ func (nb *Notebook) FolderSummary(folder string) (*FolderSummary, error) {
 	}
 	return s, nil
 }
-
