@@ -12,6 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/gloss-dev/gloss/frontmatter"
 	"github.com/gloss-dev/gloss/safepath"
 )
 
@@ -439,7 +440,7 @@ func (nb *Notebook) ManageTags(p, operation string, tags []string) (*TagsResult,
 	if err != nil {
 		return nil, err
 	}
-	have := tagsOf(n.fm)
+	have := frontmatter.Strings(n.fm, "tags")
 	switch operation {
 	case "list":
 	case "add", "remove":
@@ -461,9 +462,9 @@ func (nb *Notebook) ManageTags(p, operation string, tags []string) (*TagsResult,
 		}
 		fm := n.fm
 		if fm == nil {
-			fm = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			fm = frontmatter.NewMapping()
 		}
-		if err := setKey(fm, "tags", append([]string{}, have...)); err != nil {
+		if err := frontmatter.Set(fm, "tags", append([]string{}, have...)); err != nil {
 			return nil, err
 		}
 		data, err := render(fm, n.body)
@@ -545,7 +546,7 @@ func (nb *Notebook) List(folder string) (*ListResult, error) {
 func (nb *Notebook) entry(p string) NoteEntry {
 	e := NoteEntry{Path: p, Title: strings.TrimSuffix(path.Base(p), path.Ext(p)), Type: noteType(p, nil)}
 	if n, err := nb.read(p); err == nil {
-		e.Title, e.Type, e.Tags = title(p, n.fm, n.body), noteType(p, n.fm), tagsOf(n.fm)
+		e.Title, e.Type, e.Tags = title(p, n.fm, n.body), noteType(p, n.fm), frontmatter.Strings(n.fm, "tags")
 	}
 	return e
 }

@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/frontmatter"
 )
 
 // Search is BM25 (k1 1.2, b 0.75, idf ln(1 + (N-df+0.5)/(df+0.5))) over
@@ -103,11 +104,11 @@ func analyze(p string, data []byte) (*doc, map[string][2]int) {
 	if err == nil {
 		body = n.body
 		if n.fm != nil {
-			if b, err := encodeFrontmatter(n.fm); err == nil {
+			if b, err := frontmatter.Encode(n.fm); err == nil {
 				fmText = string(b)
 			}
 		}
-		d.title, d.typ, d.tags = title(p, n.fm, n.body), noteType(p, n.fm), tagsOf(n.fm)
+		d.title, d.typ, d.tags = title(p, n.fm, n.body), noteType(p, n.fm), frontmatter.Strings(n.fm, "tags")
 	} else {
 		d.title, d.typ = strings.TrimSuffix(path.Base(p), path.Ext(p)), noteType(p, nil)
 	}
