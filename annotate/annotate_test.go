@@ -39,6 +39,9 @@ func newRepo(t *testing.T) *fixtures.Repo {
 	fx := fixtures.NewRepo(t)
 	fx.Commit("initial", map[string]string{"README.md": "todo service\n"})
 	fx.MustGloss("init", "--no-mcp")
+	// init scaffolds the notebook; commit it so tests see only their own changes.
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", "gloss init")
 	return fx
 }
 
