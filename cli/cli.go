@@ -63,6 +63,7 @@ type CLI struct {
 	Summary  SummaryCmd  `cmd:"" group:"Annotations" help:"Intent and constraints per anchor of a file or directory."`
 
 	Note NoteCmd `cmd:"" group:"Notebook" help:"The team notebook: create, show, list, search, tag, move, delete notes."`
+	Task TaskCmd `cmd:"" group:"Tasks" help:"Work items: add, list, ready, show, work on them with an agent, finalize."`
 
 	Status    StatusCmd    `cmd:"" help:"Show what gloss knows about this repository."`
 	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`

@@ -99,6 +99,7 @@ func (s *styler) dim(t string) string    { return s.paint("2", t) }
 func (s *styler) green(t string) string  { return s.paint("32", t) }
 func (s *styler) yellow(t string) string { return s.paint("33", t) }
 func (s *styler) red(t string) string    { return s.paint("31", t) }
+func (s *styler) cyan(t string) string   { return s.paint("36", t) }
 
 func (s *styler) printf(format string, args ...any) { fmt.Fprintf(s.w, format, args...) }
 func (s *styler) println(args ...any)               { fmt.Fprintln(s.w, args...) }

@@ -58,6 +58,7 @@ var toolsets = []toolset{
 	{"core", registerCore},
 	{"annotations", registerAnnotations},
 	{"notebook", registerNotebook},
+	{"tasks", registerTasks},
 }
 
 // ToolsetNames lists the toolsets a user may pick from.

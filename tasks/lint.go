@@ -1,0 +1,311 @@
+package tasks
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// LintSettings are the [tasks.lint] thresholds of .gloss/config.toml.
+type LintSettings struct {
+	// Complexity grades: B, C and D start at these counts.
+	CriteriaGrades [3]int `toml:"criteria_grades"`
+	FileGrades     [3]int `toml:"file_grades"`
+	WordGrades     [3]int `toml:"word_grades"`
+	// VagueWords lower confidence; matched as whole words or phrases.
+	VagueWords []string `toml:"vague_words"`
+	// Verbs that make a bullet an instruction.
+	Verbs []string `toml:"imperative_verbs"`
+}
+
+func (l *LintSettings) defaults() {
+	if l.CriteriaGrades == [3]int{} {
+		l.CriteriaGrades = [3]int{4, 6, 8}
+	}
+	if l.FileGrades == [3]int{} {
+		l.FileGrades = [3]int{3, 4, 5}
+	}
+	if l.WordGrades == [3]int{} {
+		l.WordGrades = [3]int{200, 400, 600}
+	}
+	if l.VagueWords == nil {
+		l.VagueWords = []string{"improve", "as needed", "etc", "and related", "similar", "somehow", "various", "and so on"}
+	}
+	if l.Verbs == nil {
+		l.Verbs = strings.Fields("implement add create update fix remove delete refactor rename move write test verify " +
+			"document replace extract introduce migrate support handle ensure validate check configure enable disable " +
+			"make use return parse expose log measure")
+	}
+}
+
+// Diagnostic is one rule finding.
+type Diagnostic struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+// LintResult grades one task (Chant's traffic light) and lists rule
+// findings.
+type LintResult struct {
+	ID            string       `json:"id"`
+	Title         string       `json:"title"`
+	TrafficLight  string       `json:"traffic_light" jsonschema:"green (ready), yellow (review) or red (refine)"`
+	Complexity    string       `json:"complexity"`
+	Confidence    string       `json:"confidence"`
+	Splittability string       `json:"splittability"`
+	ACQuality     string       `json:"ac_quality"`
+	Isolation     *string      `json:"isolation" jsonschema:"only for tasks with members"`
+	Suggestions   []string     `json:"suggestions"`
+	Diagnostics   []Diagnostic `json:"diagnostics"`
+}
+
+var taskRef = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}-[0-9a-z]{3}-[0-9a-z]{3}(?:\.\d+)?\b`)
+
+// prose returns the lines of a body that count as text: not blank, not
+// headings, not inside code fences.
+func prose(body []byte) []string {
+	var out []string
+	inFence := false
+	for _, line := range strings.Split(string(body), "\n") {
+		if isFence(line) {
+			inFence = !inFence
+			continue
+		}
+		l := strings.TrimSpace(line)
+		if inFence || l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func isBullet(l string) bool {
+	if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || strings.HasPrefix(l, "+ ") {
+		return true
+	}
+	i := 0
+	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(l) && (l[i] == '.' || l[i] == ')') && l[i+1] == ' '
+}
+
+// countWords counts whole-word (or whole-phrase) matches of words in text,
+// case-insensitively: "etc" is not found in "fetch", nor "improve" in
+// "improvement".
+func countWords(text string, words []string) int {
+	n := 0
+	lower := strings.ToLower(text)
+	for _, w := range words {
+		re := regexp.MustCompile(`(^|[^\pL\pN])` + regexp.QuoteMeta(strings.ToLower(w)) + `($|[^\pL\pN])`)
+		n += len(re.FindAllStringIndex(lower, -1))
+	}
+	return n
+}
+
+func grade(v int, thresholds [3]int) string {
+	switch {
+	case v >= thresholds[2]:
+		return "D"
+	case v >= thresholds[1]:
+		return "C"
+	case v >= thresholds[0]:
+		return "B"
+	}
+	return "A"
+}
+
+func worst(gs ...string) string {
+	w := "A"
+	for _, g := range gs {
+		if g > w {
+			w = g
+		}
+	}
+	return w
+}
+
+// lint grades a task.
+func (s *Store) lint(g graph, t *Task) LintResult {
+	l := s.settings.Lint
+	r := LintResult{ID: t.ID, Title: t.Title, Suggestions: []string{}, Diagnostics: []Diagnostic{}}
+	diag := func(rule, sev, format string, args ...any) {
+		r.Diagnostics = append(r.Diagnostics, Diagnostic{rule, sev, fmt.Sprintf(format, args...)})
+	}
+	if t.parseErr != nil {
+		diag("parse", "error", "%v", t.parseErr)
+	}
+	if t.Title == "" {
+		diag("title", "error", "no title: the body needs a '# ' heading")
+	}
+	for _, d := range t.DependsOn {
+		if g[d] == nil {
+			diag("dependency", "error", "depends on unknown task %s", d)
+		}
+	}
+	crit := criteriaOf(t.Body)
+	lines := prose(t.Body)
+	words := len(strings.Fields(strings.Join(lines, " ")))
+
+	// Complexity.
+	r.Complexity = worst(grade(crit.Total, l.CriteriaGrades), grade(len(t.TargetFiles), l.FileGrades), grade(words, l.WordGrades))
+	if crit.Total > 10 {
+		diag("complexity", "warning", "%d acceptance criteria; consider splitting", crit.Total)
+	}
+	if len(t.TargetFiles) > 5 {
+		diag("complexity", "warning", "%d target files; consider splitting", len(t.TargetFiles))
+	}
+
+	// Confidence: structure, instructions, vagueness.
+	bullets, imperative := 0, 0
+	for _, line := range lines {
+		if !isBullet(line) {
+			continue
+		}
+		bullets++
+		text := strings.TrimSpace(strings.TrimLeft(line, "-*+0123456789.) "))
+		text = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(text, "[ ]"), "[x]"), "[X]"))
+		first := strings.ToLower(strings.Trim(strings.SplitN(text, " ", 2)[0], ",.:;"))
+		for _, v := range l.Verbs {
+			if first == v || first == v+"s" {
+				imperative++
+				break
+			}
+		}
+	}
+	vague := countWords(t.Title+"\n"+strings.Join(lines, "\n"), l.VagueWords)
+	switch {
+	case len(lines) == 0:
+		r.Confidence = "D"
+	default:
+		ratio := float64(bullets) / float64(len(lines))
+		verbs := 0.0
+		if bullets > 0 {
+			verbs = float64(imperative) / float64(bullets)
+		}
+		switch {
+		case ratio < 0.10 || vague > 8:
+			r.Confidence = "D"
+		case ratio > 0.60 && verbs > 0.80 && vague == 0:
+			r.Confidence = "A"
+		case ratio > 0.30 && verbs > 0.50 && vague < 3:
+			r.Confidence = "B"
+		default:
+			r.Confidence = "C"
+		}
+	}
+	if vague > 0 {
+		r.Suggestions = append(r.Suggestions, fmt.Sprintf("replace %d vague word(s) (%s) with specifics", vague, strings.Join(l.VagueWords[:min(3, len(l.VagueWords))], ", ")))
+	}
+
+	// Acceptance criteria.
+	switch {
+	case crit.Total == 0:
+		r.ACQuality = "D"
+		r.Suggestions = append(r.Suggestions, "add a '## Acceptance Criteria' section with '- [ ]' items")
+	case crit.Total == 1:
+		r.ACQuality = "C"
+	case crit.Total <= 3:
+		r.ACQuality = "B"
+	default:
+		r.ACQuality = "A"
+	}
+
+	// Splittability (advisory).
+	members := g.members(t.ID)
+	headers := 0
+	for _, line := range strings.Split(string(t.Body), "\n") {
+		if strings.HasPrefix(line, "## ") {
+			headers++
+		}
+	}
+	switch {
+	case len(members) > 0, crit.Total == 1:
+		r.Splittability = "C"
+	case headers >= 3 && len(t.TargetFiles) >= 3:
+		r.Splittability = "A"
+	case headers >= 1 && headers <= 2 && len(t.TargetFiles) == 2:
+		r.Splittability = "B"
+	default:
+		r.Splittability = "C"
+	}
+	if countWords(string(t.Body), []string{"depends on each other", "tightly coupled"}) > 0 && r.Splittability < "C" {
+		r.Splittability = "D"
+	}
+
+	// Isolation of members.
+	if len(members) > 0 {
+		iso := isolation(members)
+		r.Isolation = &iso
+	}
+	// Coupling: naming another task in the body (drivers may name members).
+	if t.Type != "driver" && t.Type != "group" {
+		for _, ref := range taskRef.FindAllString(string(t.Body), -1) {
+			if ref != t.ID && driverOf(ref) != t.ID {
+				diag("coupling", "warning", "the body names task %s; use depends_on instead", ref)
+				break
+			}
+		}
+	}
+
+	switch {
+	case r.Complexity == "D" || r.Confidence == "D" || r.ACQuality == "D":
+		r.TrafficLight = "red"
+	case r.Complexity <= "B" && r.Confidence <= "B" && r.ACQuality <= "B":
+		r.TrafficLight = "green"
+	default:
+		r.TrafficLight = "yellow"
+	}
+	if r.Complexity >= "C" {
+		r.Suggestions = append(r.Suggestions, "split it into smaller tasks (task_split)")
+	}
+	return r
+}
+
+// isolation grades how independent members are: cross-references between
+// siblings and shared target files lower it.
+func isolation(members []*Task) string {
+	if len(members) == 1 {
+		return "A"
+	}
+	free := 0
+	files := map[string]int{}
+	total := 0
+	for _, m := range members {
+		refs := false
+		for _, ref := range taskRef.FindAllString(string(m.Body), -1) {
+			if ref != m.ID && driverOf(ref) == driverOf(m.ID) {
+				refs = true
+			}
+		}
+		if !refs {
+			free++
+		}
+		for _, f := range m.TargetFiles {
+			files[f]++
+			total++
+		}
+	}
+	shared := 0
+	for _, n := range files {
+		if n > 1 {
+			shared += n
+		}
+	}
+	freeShare := float64(free) / float64(len(members))
+	overlap := 0.0
+	if total > 0 {
+		overlap = float64(shared) / float64(total)
+	}
+	switch {
+	case freeShare <= 0.5 || overlap > 0.5:
+		return "D"
+	case freeShare > 0.9 && overlap < 0.2:
+		return "A"
+	case freeShare > 0.7:
+		return "B"
+	}
+	return "C"
+}

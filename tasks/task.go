@@ -1,0 +1,406 @@
+// Package tasks keeps work items as committed markdown files under
+// .gloss/tasks/ — modelled on Chant, with its data-loss bugs designed out.
+// Readiness and blocking are computed on read and never written; every
+// state change gloss makes is a commit with Task-Id and Task-Transition
+// trailers (or a working-tree change when the team turns auto-commit off);
+// agent runs happen in git worktrees under the git dir, started from a
+// command in personal git config only.
+package tasks
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/big"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/gloss-dev/gloss/config"
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/frontmatter"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/safepath"
+)
+
+// Where tasks live, relative to the repository root.
+const (
+	Dir        = ".gloss/tasks"
+	ArchiveDir = ".gloss/tasks/archive"
+	LogsDir    = ".gloss/tasks/logs"
+)
+
+// Types and statuses, as Chant writes them.
+var (
+	Types    = []string{"code", "task", "driver", "documentation", "research", "group"}
+	Statuses = []string{"pending", "in_progress", "paused", "completed", "failed", "needs_attention", "ready", "blocked", "cancelled"}
+)
+
+// Task is one work item.
+type Task struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Status      string   `json:"status"`
+	Type        string   `json:"type"`
+	DependsOn   []string `json:"depends_on"`
+	Labels      []string `json:"labels"`
+	TargetFiles []string `json:"target_files,omitempty"`
+	Context     []string `json:"context,omitempty"`
+	Prompt      string   `json:"prompt,omitempty"`
+	Branch      string   `json:"branch,omitempty"`
+	Commits     []string `json:"commits,omitempty"`
+	CompletedAt string   `json:"completed_at,omitempty"`
+	Model       string   `json:"model,omitempty"`
+
+	Path     string    `json:"-"` // repository-relative
+	Archived bool      `json:"-"`
+	Body     []byte    `json:"-"`
+	ModTime  time.Time `json:"-"`
+	fm       *yaml.Node
+	parseErr error
+}
+
+// Settings is the [tasks] table of .gloss/config.toml.
+type Settings struct {
+	// AutoCommit makes every state change a commit (the default). Off, the
+	// changes are left in the working tree for the team to commit.
+	AutoCommit *bool `toml:"auto_commit"`
+	// Lint thresholds and vocabulary.
+	Lint LintSettings `toml:"lint"`
+}
+
+// Store is the tasks of one repository.
+type Store struct {
+	repo     *gitops.Repo
+	root     *os.Root
+	settings Settings
+	agent    string // personal git config gloss.agent
+}
+
+// Open reads the settings and opens the tasks folder of a repository.
+func Open(ctx context.Context, repo *gitops.Repo) (*Store, error) {
+	if repo.Root() == "" {
+		return nil, fault.Usagef("tasks need a working tree; this repository is bare")
+	}
+	cfg, err := config.Load(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{repo: repo}
+	if err := cfg.Section("tasks", &s.settings); err != nil {
+		return nil, err
+	}
+	s.settings.Lint.defaults()
+	s.agent, _ = cfg.Personal("agent")
+	root, err := os.OpenRoot(repo.Root())
+	if err != nil {
+		return nil, err
+	}
+	s.root = root
+	return s, nil
+}
+
+// Close releases the store.
+func (s *Store) Close() {
+	if s.root != nil {
+		s.root.Close()
+	}
+}
+
+// Repo is the repository the store works in.
+func (s *Store) Repo() *gitops.Repo { return s.repo }
+
+func (s *Store) autoCommit() bool { return s.settings.AutoCommit == nil || *s.settings.AutoCommit }
+
+// idPattern matches a task id, with optional member suffixes (.1, .1.2).
+var idPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-[0-9a-z]{3}-[0-9a-z]{3}(\.\d+)*$`)
+
+// ValidID reports whether s is a well-formed task id.
+func ValidID(s string) bool { return idPattern.MatchString(s) }
+
+// load reads every task, active and archived. A file that does not parse
+// is still listed, with its error, so lint and diagnose can report it.
+func (s *Store) load() ([]*Task, error) {
+	var out []*Task
+	for _, dir := range []string{Dir, ArchiveDir} {
+		entries, err := fs.ReadDir(s.root.FS(), dir)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".md") || !ValidID(strings.TrimSuffix(name, ".md")) {
+				continue
+			}
+			t, err := s.read(path.Join(dir, name))
+			if err != nil {
+				return nil, err
+			}
+			t.Archived = dir == ArchiveDir
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Task) int { return CompareIDs(a.ID, b.ID) })
+	return out, nil
+}
+
+// read parses one task file.
+func (s *Store) read(p string) (*Task, error) {
+	data, err := s.root.ReadFile(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fault.NotFoundf("task file %s not found", p)
+		}
+		return nil, err
+	}
+	t := &Task{ID: strings.TrimSuffix(path.Base(p), ".md"), Path: p}
+	if st, err := s.root.Stat(p); err == nil {
+		t.ModTime = st.ModTime()
+	}
+	doc, err := frontmatter.Parse(data)
+	if err != nil {
+		t.parseErr = err
+		t.Body = data
+		t.Status, t.Type = "pending", "code"
+		return t, nil
+	}
+	t.fm, t.Body = doc.FM, doc.Body
+	t.decode()
+	return t, nil
+}
+
+// decode fills the fields from the frontmatter and body.
+func (t *Task) decode() {
+	fm := t.fm
+	t.Type = orDefault(frontmatter.String(fm, "type"), "code")
+	t.Status = orDefault(frontmatter.String(fm, "status"), "pending")
+	t.DependsOn = frontmatter.Strings(fm, "depends_on")
+	t.Labels = frontmatter.Strings(fm, "labels")
+	t.TargetFiles = frontmatter.Strings(fm, "target_files")
+	t.Context = frontmatter.Strings(fm, "context")
+	t.Prompt = frontmatter.String(fm, "prompt")
+	t.Branch = frontmatter.String(fm, "branch")
+	t.Commits = frontmatter.Strings(fm, "commits")
+	t.CompletedAt = frontmatter.String(fm, "completed_at")
+	t.Model = frontmatter.String(fm, "model")
+	t.Title = titleOf(t.Body)
+	if t.DependsOn == nil {
+		t.DependsOn = []string{}
+	}
+	if t.Labels == nil {
+		t.Labels = []string{}
+	}
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+// titleOf is the first "# " line.
+func titleOf(body []byte) string {
+	inFence := false
+	for _, line := range strings.Split(string(body), "\n") {
+		if isFence(line) {
+			inFence = !inFence
+			continue
+		}
+		if !inFence && strings.HasPrefix(line, "# ") {
+			return strings.TrimSpace(line[2:])
+		}
+	}
+	return ""
+}
+
+func isFence(line string) bool {
+	l := strings.TrimSpace(line)
+	return strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~")
+}
+
+// set writes a frontmatter field (nil or empty removes it).
+func (t *Task) set(key string, value any) error {
+	if t.fm == nil {
+		t.fm = frontmatter.NewMapping()
+	}
+	switch v := value.(type) {
+	case nil:
+		frontmatter.Delete(t.fm, key)
+		return nil
+	case string:
+		if v == "" {
+			frontmatter.Delete(t.fm, key)
+			return nil
+		}
+	case []string:
+		if len(v) == 0 {
+			frontmatter.Delete(t.fm, key)
+			return nil
+		}
+	}
+	if err := frontmatter.Set(t.fm, key, value); err != nil {
+		return err
+	}
+	t.decode()
+	return nil
+}
+
+// save writes the task file atomically.
+func (s *Store) save(t *Task) error {
+	data, err := frontmatter.Render(t.fm, t.Body)
+	if err != nil {
+		return err
+	}
+	if err := safepath.WriteFile(s.root, t.Path, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", t.Path, err)
+	}
+	return nil
+}
+
+// Resolve finds a task from a full or partial id, in Chant's order: exact
+// id; unique suffix; a 3-character sequence of today's date; unique
+// substring. Archived tasks are included.
+func (s *Store) Resolve(partial string) (*Task, error) {
+	all, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	return resolveIn(all, partial)
+}
+
+func resolveIn(all []*Task, partial string) (*Task, error) {
+	q := strings.TrimSpace(partial)
+	if q == "" {
+		return nil, fault.Usagef("a task id is required")
+	}
+	for _, t := range all {
+		if t.ID == q {
+			return t, nil
+		}
+	}
+	pick := func(match func(id string) bool) ([]*Task, bool) {
+		var hits []*Task
+		for _, t := range all {
+			if match(t.ID) {
+				hits = append(hits, t)
+			}
+		}
+		return hits, len(hits) > 0
+	}
+	if hits, ok := pick(func(id string) bool { return strings.HasSuffix(id, q) }); ok && len(hits) == 1 {
+		return hits[0], nil
+	}
+	if len(q) == 3 {
+		today := time.Now().UTC().Format("2006-01-02") + "-" + q + "-"
+		if hits, ok := pick(func(id string) bool { return strings.HasPrefix(id, today) }); ok && len(hits) == 1 {
+			return hits[0], nil
+		}
+	}
+	hits, _ := pick(func(id string) bool { return strings.Contains(id, q) })
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		return nil, fault.NotFoundf("Task not found: %s", q)
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+	}
+	return nil, fault.Conflictf("Ambiguous task ID '%s'. Matches: %s", q, strings.Join(ids, ", "))
+}
+
+// CompareIDs orders ids by date and sequence, a driver before its members,
+// members numerically (.2 before .10).
+func CompareIDs(a, b string) int {
+	ab, am, _ := strings.Cut(a, ".")
+	bb, bm, _ := strings.Cut(b, ".")
+	if c := strings.Compare(ab, bb); c != 0 {
+		return c
+	}
+	as, bs := strings.Split(am, "."), strings.Split(bm, ".")
+	if am == "" {
+		as = nil
+	}
+	if bm == "" {
+		bs = nil
+	}
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return x - y
+		}
+	}
+	return len(as) - len(bs)
+}
+
+// base36 writes n in base 36, zero-padded to width.
+func base36(n int64, width int) string {
+	s := strconv.FormatInt(n, 36)
+	for len(s) < width {
+		s = "0" + s
+	}
+	return s
+}
+
+// newID allocates the next id for today (UTC): the sequence counts every
+// task of the date, archived ones too, and a lock under the git dir with an
+// exclusive file creation makes two concurrent allocations differ.
+func (s *Store) newID() (string, func(), error) {
+	dir, err := s.repo.GlossDir()
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "tasks.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		lock.Close()
+		return "", nil, err
+	}
+	release := func() {
+		_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		lock.Close()
+	}
+	all, err := s.load()
+	if err != nil {
+		release()
+		return "", nil, err
+	}
+	date := time.Now().UTC().Format("2006-01-02")
+	seq := int64(0)
+	for _, t := range all {
+		if !strings.HasPrefix(t.ID, date+"-") {
+			continue
+		}
+		if n, err := strconv.ParseInt(t.ID[11:14], 36, 64); err == nil && n > seq {
+			seq = n
+		}
+	}
+	suffix := make([]byte, 3)
+	for i := range suffix {
+		n, err := rand.Int(rand.Reader, big.NewInt(36))
+		if err != nil {
+			release()
+			return "", nil, err
+		}
+		suffix[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[n.Int64()]
+	}
+	return fmt.Sprintf("%s-%s-%s", date, base36(seq+1, 3), suffix), release, nil
+}
