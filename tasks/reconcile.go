@@ -155,13 +155,14 @@ func (s *Store) Finalize(ctx context.Context, id string, force bool) (*Message, 
 			return nil, err
 		}
 	}
+	// The worktree goes first, so that whoever sees "completed" sees it all.
+	s.cleanupWorktree(ctx, t.ID, branch)
 	if err := s.save(t); err != nil {
 		return nil, err
 	}
 	if err := s.record(ctx, t.ID, from+" -> completed", t.Path); err != nil {
 		return nil, err
 	}
-	s.cleanupWorktree(ctx, t.ID, branch)
 	return message(t.ID, "Finalized task: %s", t.ID), nil
 }
 
@@ -207,6 +208,11 @@ func (s *Store) branchCommits(ctx context.Context, branch string) ([]string, err
 
 // mergeBranch merges into the branch checked out in the main worktree.
 func (s *Store) mergeBranch(ctx context.Context, id, branch string) error {
+	unlock, err := s.lockFiles(syscall.LOCK_EX)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if _, err := s.repo.Git(ctx, "merge", "--ff-only", "--quiet", branch); err == nil {
 		return nil
 	}

@@ -99,7 +99,10 @@ func TestRunToCompletion(t *testing.T) {
 	if res.Branch != "gloss/task/"+id || !strings.HasPrefix(res.Worktree, filepath.Join(e.fx.Dir, ".git", "gloss", "worktrees")) || res.PID <= 0 {
 		t.Errorf("start = %+v", res)
 	}
-	waitFor(t, "completion", func() bool { return e.status(id) == "completed" })
+	waitSettled(t, id)
+	if st := e.status(id); st != "completed" {
+		t.Fatalf("status after the run: %s", st)
+	}
 	if e.fx.Read("hello.txt") != "hello\n" {
 		t.Error("the agent's work was not merged")
 	}
@@ -329,18 +332,31 @@ func TestWatchAndReconcileAfterACrash(t *testing.T) {
 // findSupervisor finds the `git-gloss task supervise <id>` process.
 func findSupervisor(t *testing.T, id string) int {
 	t.Helper()
+	pid, ok := supervisorPID(id)
+	if !ok {
+		t.Fatal("supervisor not found")
+	}
+	return pid
+}
+
+func supervisorPID(id string) (int, bool) {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		if err == nil && strings.Contains(string(data), "supervise\x00"+id) {
-			var pid int
-			if err := json.Unmarshal([]byte(e.Name()), &pid); err == nil {
-				return pid
+			if pid, err := strconv.Atoi(e.Name()); err == nil {
+				return pid, true
 			}
 		}
 	}
-	t.Fatal("supervisor not found")
-	return 0
+	return 0, false
+}
+
+// waitSettled waits until a task's run is over: its supervisor has
+// reconciled it and exited.
+func waitSettled(t *testing.T, id string) {
+	t.Helper()
+	waitFor(t, "the supervisor to finish", func() bool { _, ok := supervisorPID(id); return !ok })
 }
 
 func TestAgentCommandIsPersonalOnly(t *testing.T) {

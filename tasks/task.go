@@ -131,6 +131,11 @@ func ValidID(s string) bool { return idPattern.MatchString(s) }
 // load reads every task, active and archived. A file that does not parse
 // is still listed, with its error, so lint and diagnose can report it.
 func (s *Store) load() ([]*Task, error) {
+	unlock, err := s.lockFiles(syscall.LOCK_SH)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var out []*Task
 	for _, dir := range []string{Dir, ArchiveDir} {
 		entries, err := fs.ReadDir(s.root.FS(), dir)
@@ -155,6 +160,25 @@ func (s *Store) load() ([]*Task, error) {
 	}
 	slices.SortFunc(out, func(a, b *Task) int { return CompareIDs(a.ID, b.ID) })
 	return out, nil
+}
+
+// lockFiles takes the lock that keeps readers from seeing the task
+// directory in the middle of a merge, which deletes and re-creates the
+// files it changes: shared to read, exclusive to merge.
+func (s *Store) lockFiles(how int) (func(), error) {
+	dir, err := s.repo.GlossDir()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "tasks-files.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
 
 // read parses one task file.
