@@ -19,6 +19,7 @@ require (
 	github.com/tree-sitter/tree-sitter-rust v0.24.2
 	github.com/tree-sitter/tree-sitter-typescript v0.23.2
 	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/text v0.35.0
 )
 
 require (

@@ -1,0 +1,761 @@
+package noma
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var (
+	reSchemaLine = regexp.MustCompile(`^(` + ws + `*)schema:` + ws + `*$`)
+	reSchemaItem = regexp.MustCompile(`^(` + ws + `+)([^:#` + wsClass + `][^:#]*?)` + ws + `*:` + ws + `*(.*?)` + ws + `*$`)
+	reRowsLine   = regexp.MustCompile(`^(` + ws + `*)rows:` + ws + `*(\[` + ws + `*\])?` + ws + `*$`)
+	reRowItem    = regexp.MustCompile(`^(` + ws + `*)-` + ws + `*(\[.*\])` + ws + `*(#.*)?$`)
+	reYAMLInt    = regexp.MustCompile(`^[-+]?(?:0|[1-9][0-9_]*)$`)
+	reYAMLHex    = regexp.MustCompile(`^[-+]?0x[0-9a-fA-F_]+$`)
+	reYAMLOct    = regexp.MustCompile(`^[-+]?0o[0-7_]+$`)
+	reYAMLFloat  = regexp.MustCompile(`^[-+]?(?:\.[0-9]+|[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?$`)
+	reYAMLDate   = regexp.MustCompile(`^\d{4}-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?$`)
+	reNumStart   = regexp.MustCompile(`^-?\d`)
+)
+
+type yamlDate struct{ t time.Time }
+
+// yamlLoad resolves a plain YAML scalar as js-yaml's default schema does.
+func yamlLoad(s string) any {
+	switch s {
+	case "", "~", "null", "Null", "NULL":
+		return nil
+	case "true", "True", "TRUE":
+		return true
+	case "false", "False", "FALSE":
+		return false
+	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
+		return math.Inf(1)
+	case "-.inf", "-.Inf", "-.INF":
+		return math.Inf(-1)
+	case ".nan", ".NaN", ".NAN":
+		return math.NaN()
+	}
+	c := strings.ReplaceAll(s, "_", "")
+	switch {
+	case reYAMLInt.MatchString(s):
+		f, _ := strconv.ParseFloat(c, 64)
+		return f
+	case reYAMLHex.MatchString(s), reYAMLOct.MatchString(s):
+		neg := strings.HasPrefix(c, "-")
+		c = strings.TrimLeft(c, "+-")
+		base := 16
+		if c[1] == 'o' {
+			base = 8
+		}
+		v, err := strconv.ParseUint(c[2:], base, 64)
+		if err == nil {
+			f := float64(v)
+			if neg {
+				f = -f
+			}
+			return f
+		}
+	case reYAMLFloat.MatchString(s) && s != "." && s != "-" && s != "+":
+		f, err := strconv.ParseFloat(c, 64)
+		if err == nil {
+			return f
+		}
+	case reYAMLDate.MatchString(s):
+		for _, layout := range []string{"2006-1-2", "2006-1-2T15:04:05Z07:00", "2006-1-2 15:04:05Z07:00", "2006-1-2T15:04:05", "2006-1-2 15:04:05", "2006-1-2T15:04:05.999999999Z07:00", "2006-1-2T15:04:05.999999999"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				return yamlDate{t.UTC()}
+			}
+		}
+	}
+	return s
+}
+
+// parseFlowRow reads "[a, 'b', "c"]" into values.
+func parseFlowRow(s string) ([]any, bool) {
+	s = jsTrim(s)
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil, false
+	}
+	in := s[1 : len(s)-1]
+	var out []any
+	if jsTrim(in) == "" {
+		return out, true
+	}
+	i := 0
+	for {
+		for i < len(in) && (in[i] == ' ' || in[i] == '\t') {
+			i++
+		}
+		if i < len(in) && (in[i] == '\'' || in[i] == '"') {
+			q := in[i]
+			var b strings.Builder
+			j := i + 1
+			closed := false
+			for j < len(in) {
+				c := in[j]
+				if q == '\'' && c == '\'' {
+					if j+1 < len(in) && in[j+1] == '\'' {
+						b.WriteByte('\'')
+						j += 2
+						continue
+					}
+					closed = true
+					j++
+					break
+				}
+				if q == '"' && c == '\\' && j+1 < len(in) {
+					switch in[j+1] {
+					case 't':
+						b.WriteByte('\t')
+					case 'n':
+						b.WriteByte('\n')
+					case 'r':
+						b.WriteByte('\r')
+					case '0':
+						b.WriteByte(0)
+					default:
+						b.WriteByte(in[j+1])
+					}
+					j += 2
+					continue
+				}
+				if q == '"' && c == '"' {
+					closed = true
+					j++
+					break
+				}
+				b.WriteByte(c)
+				j++
+			}
+			if !closed {
+				return nil, false
+			}
+			out = append(out, b.String())
+			for j < len(in) && (in[j] == ' ' || in[j] == '\t') {
+				j++
+			}
+			if j == len(in) {
+				return out, true
+			}
+			if in[j] != ',' {
+				return nil, false
+			}
+			i = j + 1
+			continue
+		}
+		j := strings.IndexByte(in[i:], ',')
+		if j < 0 {
+			out = append(out, yamlLoad(jsTrim(in[i:])))
+			return out, true
+		}
+		tok := jsTrim(in[i : i+j])
+		if strings.ContainsAny(tok, "[]{}") {
+			return nil, false
+		}
+		out = append(out, yamlLoad(tok))
+		i += j + 1
+	}
+}
+
+// yamlDump writes a scalar as js-yaml's unwrapped flow dump does.
+func yamlDump(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		if t {
+			return "true"
+		}
+		return "false"
+	case float64:
+		switch {
+		case math.IsNaN(t):
+			return ".nan"
+		case math.IsInf(t, 1):
+			return ".inf"
+		case math.IsInf(t, -1):
+			return "-.inf"
+		case t == 0 && math.Signbit(t):
+			return "-0.0"
+		}
+		return jsNumber(t)
+	case yamlDate:
+		return t.t.Format("2006-01-02T15:04:05.000Z")
+	case string:
+		return yamlString(t)
+	}
+	return "null"
+}
+
+var yaml11Words = map[string]bool{"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "n": true, "N": true, "no": true, "No": true, "NO": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true}
+
+func yamlString(s string) string {
+	for _, r := range s {
+		if r < 0x20 && r != '\t' || r == 0x7f || r == 0xfeff || r == 0x85 || r == 0x2028 || r == 0x2029 {
+			return yamlDouble(s)
+		}
+	}
+	if strings.ContainsRune(s, '\t') {
+		return yamlDouble(s)
+	}
+	plain := s != "" && !isJSSpace([]rune(s)[0]) && !isJSSpace([]rune(s)[len([]rune(s))-1]) &&
+		!strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") && !strings.ContainsAny(s, ",[]{}") &&
+		!strings.Contains(s, ": ") && !strings.Contains(s, " #") && !strings.HasSuffix(s, ":") && !yaml11Words[s]
+	if plain {
+		if _, isStr := yamlLoad(s).(string); !isStr {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+func yamlDouble(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case 0:
+			b.WriteString(`\0`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				b.WriteString(fmt.Sprintf(`\x%02X`, r))
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func flowRow(vals []any) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = yamlDump(v)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// jsNumberOf is JS Number(s): ok is false when the result is not finite.
+func jsNumberOf(s string) (float64, bool) {
+	t := jsTrim(s)
+	if t == "" {
+		return 0, true
+	}
+	low := strings.ToLower(t)
+	for _, pre := range []string{"0x", "0o", "0b"} {
+		if strings.HasPrefix(low, pre) {
+			base := map[string]int{"0x": 16, "0o": 8, "0b": 2}[pre]
+			v, err := strconv.ParseUint(t[2:], base, 64)
+			return float64(v), err == nil
+		}
+	}
+	if strings.ContainsAny(low, "_xpn") || strings.Contains(low, "inf") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
+}
+
+// coerceCell turns an op's string into a YAML value by the column type.
+func coerceCell(s, typ string) any {
+	t := jsTrim(s)
+	switch typ {
+	case "number", "integer":
+		if t == "" {
+			return nil
+		}
+		if f, ok := jsNumberOf(s); ok {
+			return f
+		}
+		return s
+	case "boolean":
+		switch strings.ToLower(t) {
+		case "":
+			return nil
+		case "true", "yes", "1":
+			return true
+		case "false", "no", "0":
+			return false
+		}
+		return s
+	case "":
+		switch strings.ToLower(t) {
+		case "true", "yes", "1":
+			return true
+		case "false", "no", "0":
+			return false
+		}
+		if reNumStart.MatchString(t) {
+			if f, ok := jsNumberOf(t); ok {
+				return f
+			}
+		}
+		return s
+	}
+	return s
+}
+
+type yamlDataset struct {
+	schemaLine   int // -1 when absent
+	schemaIndent string
+	items        []schemaItem
+	rowsLine     int
+	rowsIndent   string
+	emptyRows    bool
+	rows         []yamlRow
+	columns      []string
+}
+
+type schemaItem struct {
+	line int
+	name string
+	typ  string
+}
+
+type yamlRow struct {
+	line    int
+	indent  string
+	vals    []any
+	comment string
+}
+
+func (p *Patcher) parseYAMLDataset(n *Node, a, b int) (*yamlDataset, error) {
+	d := &yamlDataset{schemaLine: -1, rowsLine: -1}
+	for i := a; i < b; i++ {
+		l := strings.TrimSuffix(p.lines[i], "\r")
+		if m := reSchemaLine.FindStringSubmatch(l); m != nil && d.schemaLine < 0 {
+			d.schemaLine = i
+			for j := i + 1; j < b; j++ {
+				lj := strings.TrimSuffix(p.lines[j], "\r")
+				mm := reSchemaItem.FindStringSubmatch(lj)
+				if mm == nil || len(mm[1]) <= len(m[1]) {
+					break
+				}
+				if d.schemaIndent == "" {
+					d.schemaIndent = mm[1]
+				}
+				typ := strings.Trim(mm[3], `"'`)
+				if strings.HasPrefix(typ, "{") {
+					if k := strings.Index(typ, "type:"); k >= 0 {
+						typ = strings.Trim(jsTrim(strings.SplitN(strings.TrimSuffix(typ[k+5:], "}"), ",", 2)[0]), `"'`)
+					}
+				}
+				d.items = append(d.items, schemaItem{j, jsTrim(mm[2]), typ})
+				i = j
+			}
+			continue
+		}
+		if m := reRowsLine.FindStringSubmatch(l); m != nil && d.rowsLine < 0 {
+			d.rowsLine, d.rowsIndent, d.emptyRows = i, m[1], m[2] != ""
+			for j := i + 1; j < b && !d.emptyRows; j++ {
+				lj := strings.TrimSuffix(p.lines[j], "\r")
+				if isBlank(lj) {
+					continue
+				}
+				mm := reRowItem.FindStringSubmatch(lj)
+				if mm == nil {
+					if strings.HasPrefix(jsTrim(lj), "-") {
+						return nil, perr(CodeInvalidContent, "could not map every YAML row (line %d)", j+1)
+					}
+					break
+				}
+				vals, ok := parseFlowRow(mm[2])
+				if !ok {
+					return nil, perr(CodeInvalidContent, "could not map every YAML row (line %d)", j+1)
+				}
+				d.rows = append(d.rows, yamlRow{j, mm[1], vals, mm[3]})
+				i = j
+			}
+		}
+	}
+	if d.rowsLine < 0 {
+		return nil, perr(CodeInvalidContent, "dataset %q has no rows: block", n.ID)
+	}
+	for _, it := range d.items {
+		d.columns = append(d.columns, it.name)
+	}
+	if len(d.columns) == 0 {
+		if c, ok := n.StringAttr("columns"); ok {
+			for _, x := range strings.Split(c, ",") {
+				d.columns = append(d.columns, jsTrim(x))
+			}
+		}
+	}
+	width := len(d.columns)
+	for _, r := range d.rows {
+		width = max(width, len(r.vals))
+	}
+	for i := len(d.columns); i < width; i++ {
+		d.columns = append(d.columns, "Column "+strconv.Itoa(i+1))
+	}
+	return d, nil
+}
+
+func (d *yamlDataset) typeOf(col int) string {
+	if col < len(d.items) {
+		return d.items[col].typ
+	}
+	return ""
+}
+
+func (r yamlRow) line0(vals []any) string {
+	l := r.indent + "- " + flowRow(vals)
+	if r.comment != "" {
+		l += " " + r.comment
+	}
+	return l
+}
+
+func (p *Patcher) datasetOp(doc *Node, op Op) error {
+	n := doc.Find(op.Str("id"))
+	if n == nil {
+		return perr(CodeTargetMissing, "no block %q", op.Str("id"))
+	}
+	if n.Type != TypeDirective || n.Name != "dataset" {
+		return perr(CodeInvalidContent, "%q is not a dataset", op.Str("id"))
+	}
+	for _, c := range append(op.Strings("cells"), op.Str("value"), op.Str("header")) {
+		if !singleLine(c) {
+			return perr(CodeInvalidContent, "values must be one line")
+		}
+	}
+	format, _ := n.StringAttr("format")
+	switch format {
+	case "", "yaml", "yml":
+	case "csv", "tsv":
+		return p.delimitedOp(n, op, map[string]string{"csv": ",", "tsv": "\t"}[format])
+	default:
+		return perr(CodeInvalidContent, "dataset format %q is not patchable", format)
+	}
+	a, b := p.interior(n)
+	d, err := p.parseYAMLDataset(n, a, b)
+	if err != nil {
+		return err
+	}
+	count := len(d.columns)
+	colOf := func(v any) (int, error) {
+		if s, ok := v.(string); ok {
+			for i, c := range d.columns {
+				if c == s {
+					return i, nil
+				}
+			}
+			return 0, perr(CodeInvalidContent, "no column %q", s)
+		}
+		return index(v, count, "column")
+	}
+	rowIndent := d.rowsIndent + "  "
+	if len(d.rows) > 0 {
+		rowIndent = d.rows[0].indent
+	}
+	switch op.Name {
+	case "update_dataset_cell":
+		r, err := index(op.Get("row"), len(d.rows), "row")
+		if err != nil {
+			return err
+		}
+		c, err := colOf(op.Get("column"))
+		if err != nil {
+			return err
+		}
+		vals := padVals(d.rows[r].vals, count)
+		vals[c] = coerceCell(op.Str("value"), d.typeOf(c))
+		p.setLine(d.rows[r].line, d.rows[r].line0(vals))
+	case "insert_dataset_row":
+		r, err := index(op.Get("row"), len(d.rows)+1, "row")
+		if err != nil {
+			return err
+		}
+		vals := make([]any, 0, count)
+		for i, s := range op.Strings("cells") {
+			vals = append(vals, coerceCell(s, d.typeOf(i)))
+		}
+		for len(vals) < count {
+			vals = append(vals, nil)
+		}
+		line := rowIndent + "- " + flowRow(vals)
+		switch {
+		case d.emptyRows:
+			p.setLine(d.rowsLine, d.rowsIndent+"rows:")
+			p.splice(d.rowsLine+1, d.rowsLine, []string{line})
+		case r < len(d.rows):
+			p.splice(d.rows[r].line, d.rows[r].line-1, []string{line})
+		case len(d.rows) > 0:
+			at := d.rows[len(d.rows)-1].line + 1
+			p.splice(at, at-1, []string{line})
+		default:
+			p.splice(d.rowsLine+1, d.rowsLine, []string{line})
+		}
+	case "delete_dataset_row":
+		r, err := index(op.Get("row"), len(d.rows), "row")
+		if err != nil {
+			return err
+		}
+		if len(d.rows) == 1 {
+			p.setLine(d.rowsLine, d.rowsIndent+"rows: []")
+		}
+		p.splice(d.rows[r].line, d.rows[r].line, nil)
+	case "insert_dataset_column":
+		if d.schemaLine < 0 {
+			return perr(CodeInvalidContent, "inserting a column needs a schema: block")
+		}
+		c, err := index(op.Get("column"), count+1, "column")
+		if err != nil {
+			return err
+		}
+		h := op.Str("header")
+		if jsTrim(h) == "" {
+			return perr(CodeInvalidContent, "header must not be blank")
+		}
+		for _, x := range d.columns {
+			if x == h {
+				return perr(CodeInvalidContent, "column %q exists", h)
+			}
+		}
+		cells := op.Strings("cells")
+		typ := inferType(cells)
+		for i := len(d.rows) - 1; i >= 0; i-- {
+			r := d.rows[i]
+			vals := padVals(r.vals, count)
+			v := ""
+			if i < len(cells) {
+				v = cells[i]
+			}
+			vals = append(vals[:c], append([]any{coerceCell(v, typ)}, vals[c:]...)...)
+			p.setLine(r.line, r.line0(vals))
+		}
+		at := d.schemaLine + 1
+		if c > 0 && c-1 < len(d.items) {
+			at = d.items[c-1].line + 1
+		} else if c > 0 && len(d.items) > 0 {
+			at = d.items[len(d.items)-1].line + 1
+		}
+		indent := d.schemaIndent
+		if indent == "" {
+			indent = d.rowsIndent + "  "
+		}
+		p.splice(at, at-1, []string{indent + h + ": " + typ})
+	case "delete_dataset_column":
+		c, err := colOf(op.Get("column"))
+		if err != nil {
+			return err
+		}
+		if c >= len(d.items) {
+			return perr(CodeInvalidContent, "column %d has no schema line", c)
+		}
+		for _, r := range d.rows {
+			vals := padVals(r.vals, count)
+			vals = append(vals[:c], vals[c+1:]...)
+			p.setLine(r.line, r.line0(vals))
+		}
+		p.splice(d.items[c].line, d.items[c].line, nil)
+	}
+	p.dirty = true
+	return nil
+}
+
+func padVals(v []any, n int) []any {
+	out := append([]any{}, v...)
+	for len(out) < n {
+		out = append(out, nil)
+	}
+	return out
+}
+
+func inferType(cells []string) string {
+	nonBlank := 0
+	num, boolean := true, true
+	for _, c := range cells {
+		t := jsTrim(c)
+		if t == "" {
+			continue
+		}
+		nonBlank++
+		if _, ok := jsNumberOf(t); !ok {
+			num = false
+		}
+		switch strings.ToLower(t) {
+		case "true", "false", "yes", "no", "1", "0":
+		default:
+			boolean = false
+		}
+	}
+	switch {
+	case nonBlank == 0:
+		return "string"
+	case num:
+		return "number"
+	case boolean:
+		return "boolean"
+	}
+	return "string"
+}
+
+// delimitedOp edits CSV and TSV datasets: header on the first line.
+func (p *Patcher) delimitedOp(n *Node, op Op, sep string) error {
+	a, b := p.interior(n)
+	type row struct {
+		line   int
+		indent string
+		cells  []string
+	}
+	var rows []row
+	for i := a; i < b; i++ {
+		l := strings.TrimSuffix(p.lines[i], "\r")
+		if isBlank(l) {
+			continue
+		}
+		t := strings.TrimLeftFunc(l, isJSSpace)
+		rows = append(rows, row{i, l[:len(l)-len(t)], splitDelimited(t, sep)})
+	}
+	if len(rows) == 0 {
+		return perr(CodeInvalidContent, "dataset has no header line")
+	}
+	header, body := rows[0], rows[1:]
+	count := len(header.cells)
+	write := func(r row, cells []string) {
+		out := make([]string, len(cells))
+		for i, c := range cells {
+			if strings.Contains(c, sep) || strings.Contains(c, `"`) || c != jsTrim(c) {
+				c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
+			}
+			out[i] = c
+		}
+		p.setLine(r.line, r.indent+strings.Join(out, sep))
+	}
+	colOf := func(v any) (int, error) {
+		if s, ok := v.(string); ok {
+			for i, c := range header.cells {
+				if c == s {
+					return i, nil
+				}
+			}
+			return 0, perr(CodeInvalidContent, "no column %q", s)
+		}
+		return index(v, count, "column")
+	}
+	padS := func(c []string) []string { return pad(append([]string{}, c...), count) }
+	switch op.Name {
+	case "update_dataset_cell":
+		r, err := index(op.Get("row"), len(body), "row")
+		if err != nil {
+			return err
+		}
+		c, err := colOf(op.Get("column"))
+		if err != nil {
+			return err
+		}
+		cells := padS(body[r].cells)
+		cells[c] = op.Str("value")
+		write(body[r], cells)
+	case "insert_dataset_row":
+		r, err := index(op.Get("row"), len(body)+1, "row")
+		if err != nil {
+			return err
+		}
+		ref := rows[len(rows)-1]
+		at := ref.line + 1
+		if r < len(body) {
+			ref = body[r]
+			at = ref.line
+		}
+		p.splice(at, at-1, []string{""})
+		write(row{at, ref.indent, nil}, padS(op.Strings("cells")))
+	case "delete_dataset_row":
+		r, err := index(op.Get("row"), len(body), "row")
+		if err != nil {
+			return err
+		}
+		p.splice(body[r].line, body[r].line, nil)
+	case "insert_dataset_column":
+		c, err := index(op.Get("column"), count+1, "column")
+		if err != nil {
+			return err
+		}
+		cells := op.Strings("cells")
+		for i, r := range rows {
+			v := op.Str("header")
+			if i > 0 {
+				v = ""
+				if i-1 < len(cells) {
+					v = cells[i-1]
+				}
+			}
+			x := padS(r.cells)
+			write(r, append(x[:c], append([]string{v}, x[c:]...)...))
+		}
+	case "delete_dataset_column":
+		c, err := colOf(op.Get("column"))
+		if err != nil {
+			return err
+		}
+		if count <= 1 {
+			return perr(CodeInvalidContent, "cannot delete the last column")
+		}
+		for _, r := range rows {
+			x := padS(r.cells)
+			write(r, append(x[:c], x[c+1:]...))
+		}
+	}
+	p.dirty = true
+	return nil
+}
+
+func splitDelimited(s, sep string) []string {
+	var out []string
+	var b strings.Builder
+	inQ := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inQ && c == '"' && i+1 < len(s) && s[i+1] == '"':
+			b.WriteByte('"')
+			i++
+		case c == '"':
+			inQ = !inQ
+		case !inQ && strings.HasPrefix(s[i:], sep):
+			out = append(out, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return append(out, b.String())
+}
+
+// datasetColumns lists a dataset block's column names (for plot checks).
+func datasetColumns(n *Node) []string {
+	p := &Patcher{lines: strings.Split(rawBody(n), "\n")}
+	d, err := p.parseYAMLDataset(n, 0, len(p.lines))
+	if err != nil {
+		if c, ok := n.StringAttr("columns"); ok {
+			var out []string
+			for _, x := range strings.Split(c, ",") {
+				out = append(out, jsTrim(x))
+			}
+			return out
+		}
+		return nil
+	}
+	return d.columns
+}

@@ -1,0 +1,540 @@
+package noma
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var (
+	reOpener    = regexp.MustCompile(`^(:{2,})` + ws + `*([A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*)` + ws + `*(\{.*\})?` + ws + `*$`)
+	reColonOnly = regexp.MustCompile(`^:{2,}` + ws + `*$`)
+	reHeading   = regexp.MustCompile(`^(#{1,6})` + ws + `+(.+?)(?:` + ws + `+\{([^}]+)\})?` + ws + `*$`)
+	reFence     = regexp.MustCompile("^```(\\w*)" + ws + "*$")
+	reSepCell   = regexp.MustCompile(`^:?-{3,}:?$`)
+	reBreak     = regexp.MustCompile(`^(?:-{3,}|\*{3,}|_{3,})` + ws + `*$`)
+	reBullet    = regexp.MustCompile(`^[-*]` + ws + `+(.*)$`)
+	reOrdered   = regexp.MustCompile(`^\d+\.` + ws + `+(.*)$`)
+	reFMFence   = regexp.MustCompile(`^---` + ws + `*$`)
+	reAliasSep  = regexp.MustCompile(`[,` + wsClass + `]+`)
+	reFileNum   = regexp.MustCompile(`^\d+[-_]`)
+)
+
+// maxColons is the deepest directive fence the grammar accepts.
+const maxColons = 64
+
+// Options tune parsing.
+type Options struct {
+	// Filename, when set, adds meta.filename and a filename alias to the
+	// first H1. Conformance mode passes none.
+	Filename string
+}
+
+// Parse parses a document. Only invalid YAML frontmatter fails.
+func Parse(src string) (*Node, error) { return ParseWith(src, Options{}) }
+
+// ParseWith parses with options.
+func ParseWith(src string, opts Options) (*Node, error) {
+	text := strings.ReplaceAll(src, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	lines := strings.Split(text, "\n")
+	doc := &Node{Type: TypeDocument, Line: 1, Meta: map[string]any{}}
+	doc.EndLine = len(lines)
+	if strings.HasSuffix(text, "\n") {
+		doc.EndLine--
+	}
+	if doc.EndLine < 1 {
+		doc.EndLine = 1
+	}
+	p := &parser{lines: lines, seen: map[string]bool{}}
+	start := 0
+	var fm *Node
+	if len(lines) > 0 && reFMFence.MatchString(lines[0]) {
+		for i := 1; i < len(lines); i++ {
+			if reFMFence.MatchString(lines[i]) {
+				raw := strings.Join(lines[1:i], "\n")
+				start = i + 1
+				if raw != "" {
+					var data any
+					if err := yaml.Unmarshal([]byte(raw), &data); err != nil {
+						return nil, fmt.Errorf("frontmatter: %w", cleanYAMLError(err))
+					}
+					fm = &Node{Type: TypeFrontmatter, Line: 1, EndLine: i + 1, Raw: raw, Data: data}
+					if m, ok := data.(map[string]any); ok {
+						doc.Meta = m
+					}
+				}
+				break
+			}
+		}
+	}
+	if opts.Filename != "" {
+		doc.Meta["filename"] = opts.Filename
+	}
+	flat := p.blocks(start, len(lines), 0, true)
+	doc.Children = foldSections(flat)
+	if fm != nil {
+		doc.Children = append([]*Node{fm}, doc.Children...)
+	}
+	p.docAliases(doc, opts.Filename)
+	return doc, nil
+}
+
+func cleanYAMLError(err error) error {
+	return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+type parser struct {
+	lines []string
+	seen  map[string]bool
+}
+
+// colonRun counts the leading colons of s.
+func colonRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] == ':' {
+		n++
+	}
+	return n
+}
+
+func isFence(s string) bool {
+	return strings.HasPrefix(s, "```") && reFence.MatchString(s)
+}
+
+func matchOpener(s string) []string {
+	if !strings.HasPrefix(s, "::") {
+		return nil
+	}
+	m := reOpener.FindStringSubmatch(s)
+	if m == nil || len(m[1]) > maxColons {
+		return nil
+	}
+	return m
+}
+
+func isColonOnly(s string) bool { return strings.HasPrefix(s, "::") && reColonOnly.MatchString(s) }
+
+func matchHeading(s string) []string {
+	if !strings.HasPrefix(s, "#") {
+		return nil
+	}
+	return reHeading.FindStringSubmatch(s)
+}
+
+func isBreak(s string) bool {
+	if s == "" || (s[0] != '-' && s[0] != '*' && s[0] != '_') {
+		return false
+	}
+	return reBreak.MatchString(s)
+}
+
+func isQuote(s string) bool { return strings.HasPrefix(s, ">") }
+
+func matchListItem(s string) (text string, ordered, ok bool) {
+	if s == "" {
+		return "", false, false
+	}
+	switch c := s[0]; {
+	case c == '-' || c == '*':
+		if m := reBullet.FindStringSubmatch(s); m != nil {
+			return m[1], false, true
+		}
+	case c >= '0' && c <= '9':
+		if m := reOrdered.FindStringSubmatch(s); m != nil {
+			return m[1], true, true
+		}
+	}
+	return "", false, false
+}
+
+// isPipeRow reports whether s starts and ends with | (surrounding
+// whitespace allowed).
+func isPipeRow(s string) bool {
+	t := jsTrim(s)
+	return len(t) >= 2 && t[0] == '|' && t[len(t)-1] == '|'
+}
+
+// splitCells splits a table row on | outside code spans, keeping \|.
+func splitCells(s string) []string {
+	t := jsTrim(s)
+	t = strings.TrimPrefix(t, "|")
+	if strings.HasSuffix(t, "|") && !strings.HasSuffix(t, `\|`) {
+		t = t[:len(t)-1]
+	}
+	code := codeSpanRanges(t)
+	var cells []string
+	last := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] == '\\' && i+1 < len(t) && t[i+1] == '|' {
+			i++
+			continue
+		}
+		if t[i] == '|' && !inRanges(code, i) {
+			cells = append(cells, jsTrim(t[last:i]))
+			last = i + 1
+		}
+	}
+	return append(cells, jsTrim(t[last:]))
+}
+
+// separatorAligns parses a table separator row; ok is false when s is not
+// one.
+func separatorAligns(s string) ([]string, bool) {
+	t := jsTrim(s)
+	if !strings.Contains(t, "-") {
+		return nil, false
+	}
+	cells := splitCells(t)
+	if len(cells) < 2 {
+		return nil, false
+	}
+	al := make([]string, len(cells))
+	for i, c := range cells {
+		if !reSepCell.MatchString(c) {
+			return nil, false
+		}
+		l, r := strings.HasPrefix(c, ":"), strings.HasSuffix(c, ":")
+		switch {
+		case l && r:
+			al[i] = "center"
+		case r:
+			al[i] = "right"
+		case l:
+			al[i] = "left"
+		}
+	}
+	return al, true
+}
+
+// tableStart reports whether a pipe table starts at line i (< end).
+func (p *parser) tableStart(i, end int) ([]string, []string, bool) {
+	if i+1 >= end || !isPipeRow(p.lines[i]) {
+		return nil, nil, false
+	}
+	header := splitCells(p.lines[i])
+	al, ok := separatorAligns(p.lines[i+1])
+	if !ok || len(al) != len(header) {
+		return nil, nil, false
+	}
+	return header, al, true
+}
+
+// closer finds the line closing a directive of n colons opened at line
+// open, searching (open, end); it skips fenced code and ignores nested
+// openers. -1 means unclosed.
+func (p *parser) closer(open, end, n int) int {
+	inFence := false
+	for i := open + 1; i < end; i++ {
+		l := p.lines[i]
+		if isFence(l) {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		if colonRun(l) == n && reColonOnly.MatchString(l) {
+			return i
+		}
+	}
+	return -1
+}
+
+// blocks parses lines [start, end) (0-based) inside a directive of depth
+// colons (0 at top level).
+func (p *parser) blocks(start, end, depth int, top bool) []*Node {
+	var out []*Node
+	minColons := depth + 1
+	if minColons < 2 {
+		minColons = 2
+	}
+	i := start
+	for i < end {
+		l := p.lines[i]
+		if isBlank(l) {
+			i++
+			continue
+		}
+		if m := matchOpener(l); m != nil {
+			n := len(m[1])
+			if n < minColons {
+				out = append(out, &Node{Type: TypeParagraph, Line: i + 1, EndLine: i + 1, Text: l})
+				i++
+				continue
+			}
+			d := &Node{Type: TypeDirective, Line: i + 1, Name: m[2]}
+			if m[3] != "" {
+				d.Attrs = parseAttrs(m[3][1 : len(m[3])-1])
+			}
+			if id, ok := d.StringAttr("id"); ok {
+				d.ID, d.HasID = id, true
+			}
+			c := p.closer(i, end, n)
+			inner := c
+			if c < 0 {
+				inner = end
+				d.EndLine = end
+			} else {
+				d.EndLine = c + 1
+			}
+			d.Children = p.blocks(i+1, inner, n, false)
+			if len(d.Children) == 1 && d.Children[0].Type == TypeParagraph {
+				d.Body = d.Children[0].Text
+			}
+			out = append(out, d)
+			if c < 0 {
+				i = end
+			} else {
+				i = c + 1
+			}
+			continue
+		}
+		if isColonOnly(l) {
+			out = append(out, &Node{Type: TypeParagraph, Line: i + 1, EndLine: i + 1, Text: l})
+			i++
+			continue
+		}
+		if m := matchHeading(l); m != nil {
+			out = append(out, p.heading(m, i, top))
+			i++
+			continue
+		}
+		if isFence(l) {
+			m := reFence.FindStringSubmatch(l)
+			c := -1
+			for j := i + 1; j < end; j++ {
+				if isFence(p.lines[j]) {
+					c = j
+					break
+				}
+			}
+			n := &Node{Type: TypeCode, Line: i + 1, Lang: m[1]}
+			if c < 0 {
+				n.Text = strings.Join(p.lines[i+1:end], "\n")
+				n.EndLine = end
+				i = end
+			} else {
+				n.Text = strings.Join(p.lines[i+1:c], "\n")
+				n.EndLine = c + 1
+				i = c + 1
+			}
+			out = append(out, n)
+			continue
+		}
+		if header, al, ok := p.tableStart(i, end); ok {
+			t := &Node{Type: TypeTable, Line: i + 1, Header: header, Align: al}
+			j := i + 2
+			for j < end && isPipeRow(p.lines[j]) {
+				cells := splitCells(p.lines[j])
+				row := make([]string, len(header))
+				copy(row, cells)
+				t.Rows = append(t.Rows, row)
+				j++
+			}
+			t.EndLine = j
+			out = append(out, t)
+			i = j
+			continue
+		}
+		if isBreak(l) {
+			out = append(out, &Node{Type: TypeBreak, Line: i + 1, EndLine: i + 1})
+			i++
+			continue
+		}
+		if isQuote(l) {
+			q := &Node{Type: TypeQuote, Line: i + 1}
+			var ql []string
+			j := i
+			for j < end && isQuote(p.lines[j]) {
+				s := p.lines[j][1:]
+				if s != "" {
+					r := []rune(s)
+					if isJSSpace(r[0]) && (r[0] == ' ' || r[0] == '\t') {
+						s = string(r[1:])
+					}
+				}
+				ql = append(ql, s)
+				j++
+			}
+			q.Text = strings.Join(ql, "\n")
+			q.EndLine = j
+			out = append(out, q)
+			i = j
+			continue
+		}
+		if _, ordered, ok := matchListItem(l); ok {
+			list := &Node{Type: TypeList, Line: i + 1, Ordered: ordered}
+			j := i
+			for j < end {
+				text, _, ok := matchListItem(p.lines[j])
+				if !ok {
+					break
+				}
+				list.Children = append(list.Children, &Node{Type: TypeListItem, Line: j + 1, EndLine: j + 1, Text: text})
+				j++
+			}
+			list.EndLine = j
+			out = append(out, list)
+			i = j
+			continue
+		}
+		// paragraph
+		j := i + 1
+		for j < end && !p.endsParagraph(j, end) {
+			j++
+		}
+		out = append(out, &Node{Type: TypeParagraph, Line: i + 1, EndLine: j, Text: strings.Join(p.lines[i:j], "\n")})
+		i = j
+	}
+	return out
+}
+
+func (p *parser) endsParagraph(j, end int) bool {
+	l := p.lines[j]
+	if isBlank(l) || matchOpener(l) != nil || isColonOnly(l) || matchHeading(l) != nil || isFence(l) || isBreak(l) || isQuote(l) {
+		return true
+	}
+	if _, _, ok := matchListItem(l); ok {
+		return true
+	}
+	_, _, ok := p.tableStart(j, end)
+	return ok
+}
+
+func (p *parser) heading(m []string, i int, top bool) *Node {
+	n := &Node{Type: TypeSection, Line: i + 1, EndLine: i + 1, Level: len(m[1]), Title: jsTrim(m[2])}
+	if m[3] != "" {
+		for _, a := range parseAttrs(m[3]) {
+			switch a.Key {
+			case "id":
+				if s, ok := a.Value.(string); ok {
+					n.ID, n.HasID, n.explicit = s, true, true
+				}
+			case "aliases":
+				if s, ok := a.Value.(string); ok {
+					for _, x := range reAliasSep.Split(s, -1) {
+						if x != "" {
+							n.Aliases = append(n.Aliases, x)
+						}
+					}
+				}
+			}
+		}
+	}
+	if !n.HasID {
+		slug := Slugify(n.Title)
+		if top {
+			if p.seen[slug] {
+				for k := 2; ; k++ {
+					c := slug + "-" + strconv.Itoa(k)
+					if !p.seen[c] {
+						slug = c
+						break
+					}
+				}
+			}
+			p.seen[slug] = true
+		}
+		n.ID, n.HasID = slug, true
+	}
+	return n
+}
+
+// foldSections nests top-level nodes under the headings that precede
+// them, and sets each section's end line to its last descendant's.
+func foldSections(flat []*Node) []*Node {
+	var out, stack []*Node
+	for _, n := range flat {
+		if n.Type == TypeSection {
+			for len(stack) > 0 && stack[len(stack)-1].Level >= n.Level {
+				stack = stack[:len(stack)-1]
+			}
+		}
+		if len(stack) == 0 {
+			out = append(out, n)
+		} else {
+			top := stack[len(stack)-1]
+			top.Children = append(top.Children, n)
+		}
+		if n.Type == TypeSection {
+			stack = append(stack, n)
+		}
+	}
+	for _, n := range out {
+		sectionEnds(n)
+	}
+	return out
+}
+
+func sectionEnds(n *Node) int {
+	if n.Type != TypeSection {
+		return n.EndLine
+	}
+	end := n.Line
+	for _, c := range n.Children {
+		if e := sectionEnds(c); e > end {
+			end = e
+		}
+	}
+	n.EndLine = end
+	return end
+}
+
+// docAliases gives the first top-level H1 the document's aliases:
+// heading aliases, the filename slug, frontmatter aliases.
+func (p *parser) docAliases(doc *Node, filename string) {
+	var h1 *Node
+	for _, c := range doc.Children {
+		if c.Type == TypeSection && c.Level == 1 {
+			h1 = c
+			break
+		}
+	}
+	if h1 == nil {
+		return
+	}
+	add := func(a string) {
+		for _, x := range h1.Aliases {
+			if x == a {
+				return
+			}
+		}
+		h1.Aliases = append(h1.Aliases, a)
+	}
+	if filename != "" {
+		if s := filenameAlias(filename); s != "" && s != h1.ID {
+			add(s)
+		}
+	}
+	for _, a := range frontmatterAliases(doc.Meta) {
+		add(a)
+	}
+}
+
+func filenameAlias(filename string) string {
+	base := path.Base(strings.ReplaceAll(filename, `\`, "/"))
+	if len(base) >= 5 && strings.EqualFold(base[len(base)-5:], ".noma") {
+		base = base[:len(base)-5]
+	}
+	base = reFileNum.ReplaceAllString(base, "")
+	return Slugify(base)
+}
+
+func frontmatterAliases(meta map[string]any) []string {
+	list, ok := meta["aliases"].([]any)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, jsTrim(s))
+		}
+	}
+	return out
+}

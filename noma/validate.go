@@ -1,0 +1,828 @@
+package noma
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Severities.
+const (
+	SevError   = "error"
+	SevWarning = "warning"
+	SevInfo    = "info"
+)
+
+// Pos is a diagnostic position.
+type Pos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Fix is a suggested patch op.
+type Fix struct {
+	Op    string `json:"op"`
+	ID    string `json:"id"`
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Diagnostic is one validator finding.
+type Diagnostic struct {
+	Severity string `json:"severity" jsonschema:"error, warning or info"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+	Pos      *Pos   `json:"pos,omitempty"`
+	EndLine  int    `json:"endLine,omitempty"`
+	NodeID   string `json:"nodeId,omitempty"`
+	Fix      *Fix   `json:"fix,omitempty"`
+}
+
+// ValidateOptions tune the validator. The zero value is the reference's
+// defaults.
+type ValidateOptions struct {
+	// SkipEvidenceForClaims turns off claim-without-evidence (the
+	// reference's requireEvidenceForClaims: false).
+	SkipEvidenceForClaims bool
+	// StaleCitationDays overrides the staleness window (default 365, or
+	// frontmatter stale_citation_days).
+	StaleCitationDays int
+	// Now is the clock for stale-citation; zero means time.Now.
+	Now time.Time
+	// IgnoreRules drops these codes; an unknown code yields
+	// unknown-ignore-rule (info).
+	IgnoreRules []string
+	// Profiles are added to the frontmatter's profiles.
+	Profiles []string
+}
+
+// Codes lists every diagnostic code the validator emits.
+var Codes = []string{
+	"duplicate-id", "broken-reference", "unknown-profile", "out-of-profile-directive",
+	"claim-without-evidence", "claim-invalid-confidence", "claim-missing-confidence", "evidence-missing-for",
+	"risk-without-owner", "decision-without-status", "adr-missing-owner", "adr-missing-date", "adr-missing-decision",
+	"agent-task-without-scope", "state-change-missing-block", "state-change-missing-from-to",
+	"change-request-invalid-action", "change-request-missing-revision-text", "citation-missing-source", "stale-citation",
+	"diagram-missing-kind", "diagram-missing-source", "plotly-missing-spec", "plotly-invalid-json", "figure-missing-alt",
+	"plot-missing-data", "plot-unknown-dataset", "plot-unknown-column", "plot-mixed-delimiters", "dataset-src-missing",
+	"escape-hatch-untrusted", "memory-missing-type", "memory-invalid-type", "memory-invalid-confidence",
+	"memory-invalid-last-seen", "memory-missing-id", "memory-wikilink-non-memory-target", "control-missing-default",
+	"control-out-of-range-default", "control-invalid-lock", "computed-missing-formula", "formula-parse-error",
+	"computed-unknown-dependency", "computed-chain-too-deep", "unknown-ignore-rule",
+}
+
+// profileDirectives lists the directive names each profile allows beyond
+// the common ones.
+var profileDirectives = map[string][]string{
+	"minimal":           {},
+	"technical":         {"decision", "risk", "diagram", "figure", "table", "dataset", "plot", "plotly", "agent_task", "todo", "state_change", "control", "computed_metric", "computed_plot", "computed_table", "html", "svg", "script"},
+	"research":          {"claim", "evidence", "counterevidence", "citation", "figure", "table", "dataset", "plot", "plotly", "risk"},
+	"memory":            {"memory", "state_change"},
+	"technical-docs":    {"decision", "risk", "diagram", "figure", "table", "dataset", "plot", "plotly", "agent_task", "todo", "state_change", "adr"},
+	"research-memo":     {"claim", "evidence", "counterevidence", "citation", "figure", "table", "dataset", "plot", "plotly", "risk", "decision"},
+	"investment-thesis": {"claim", "evidence", "counterevidence", "citation", "risk", "decision", "table", "dataset", "plot", "plotly", "computed_metric", "control"},
+	"agent-memory":      {"memory", "state_change", "agent_task", "todo", "decision"},
+	"adr":               {"adr", "decision", "risk", "diagram", "figure", "table"},
+	"spec":              {"decision", "risk", "agent_task", "todo", "diagram", "figure", "table", "state_change", "claim", "evidence"},
+}
+
+// commonDirectives are allowed under every profile.
+var commonDirectives = []string{"section", "note", "callout", "comment", "footnote", "endnote", "change_request", "aside", "quote", "summary", "details", "code", "toc"}
+
+var (
+	reISODate     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	reProfileSep  = regexp.MustCompile(`[,` + wsClass + `]+`)
+	reFormulaTok  = regexp.MustCompile(`^(?:\d+(?:\.\d+)?|\.\d+|[A-Za-z_][\w.]*|[-+*/^%(),<>=!&|?:])`)
+	memoryTypes   = []string{"user", "feedback", "project", "reference"}
+	formulaFuncs  = []string{"min", "max", "abs", "round", "floor", "ceil", "sqrt", "log", "exp", "pow", "if", "sum", "avg", "mean"}
+	numericInputs = []string{"", "slider", "range", "number", "checkbox", "toggle"}
+)
+
+type validator struct {
+	opts     ValidateOptions
+	doc      *Node
+	out      []Diagnostic
+	ids      map[string]*Node
+	aliases  map[string]bool
+	profiles []string
+	known    map[string]bool // active known profiles
+	datasets map[string][]string
+	now      time.Time
+	stale    int
+}
+
+// Validate checks a parsed document.
+func Validate(doc *Node, opts ValidateOptions) []Diagnostic {
+	v := &validator{opts: opts, doc: doc, ids: map[string]*Node{}, aliases: map[string]bool{}, known: map[string]bool{}, datasets: map[string][]string{}}
+	v.now = opts.Now
+	if v.now.IsZero() {
+		v.now = time.Now()
+	}
+	v.stale = 365
+	if f, ok := doc.Meta["stale_citation_days"]; ok {
+		if n, ok := number(f); ok {
+			v.stale = int(n)
+		}
+	}
+	if opts.StaleCitationDays > 0 {
+		v.stale = opts.StaleCitationDays
+	}
+	v.profileSetup()
+	// ids and aliases first: references may point forward.
+	Walk(doc, func(n *Node) bool {
+		if n.HasID && n.ID != "" {
+			if _, dup := v.ids[n.ID]; dup {
+				v.add(SevError, "duplicate-id", n, fmt.Sprintf("duplicate id %q", n.ID))
+			} else {
+				v.ids[n.ID] = n
+			}
+		}
+		for _, a := range n.Aliases {
+			v.aliases[a] = true
+		}
+		return true
+	})
+	claimsWithEvidence := map[string]bool{}
+	Walk(doc, func(n *Node) bool {
+		if n.Type == TypeDirective && (n.Name == "evidence" || n.Name == "counterevidence") {
+			if f, ok := n.StringAttr("for"); ok {
+				claimsWithEvidence[f] = true
+			}
+		}
+		return true
+	})
+	hasDecision := false
+	Walk(doc, func(n *Node) bool {
+		switch n.Type {
+		case TypeParagraph, TypeQuote, TypeListItem:
+			v.links(n, n.Text)
+		case TypeSection:
+			v.links(n, n.Title)
+		case TypeTable:
+			for _, c := range n.Header {
+				v.links(n, c)
+			}
+			for _, r := range n.Rows {
+				for _, c := range r {
+					v.links(n, c)
+				}
+			}
+		case TypeDirective:
+			if n.Name == "decision" || n.Name == "adr" {
+				hasDecision = true
+			}
+			v.links(n, n.Body)
+			v.directive(n, claimsWithEvidence)
+		}
+		return true
+	})
+	if v.known["adr"] && !hasDecision {
+		v.add(SevWarning, "adr-missing-decision", nil, "the adr profile needs a decision or adr block")
+	}
+	v.computedDepth()
+	return v.finish()
+}
+
+func (v *validator) profileSetup() {
+	var names []string
+	switch p := v.doc.Meta["profiles"].(type) {
+	case []any:
+		for _, x := range p {
+			if s, ok := x.(string); ok {
+				names = append(names, s)
+			}
+		}
+	}
+	if s, ok := v.doc.Meta["profile"].(string); ok {
+		for _, x := range reProfileSep.Split(s, -1) {
+			if x != "" {
+				names = append(names, x)
+			}
+		}
+	}
+	names = append(names, v.opts.Profiles...)
+	for _, n := range names {
+		if _, ok := profileDirectives[n]; ok {
+			v.known[n] = true
+		} else {
+			v.add(SevWarning, "unknown-profile", nil, fmt.Sprintf("unknown profile %q", n))
+		}
+		v.profiles = append(v.profiles, n)
+	}
+}
+
+func (v *validator) add(sev, code string, n *Node, msg string) *Diagnostic {
+	d := Diagnostic{Severity: sev, Code: code, Message: msg}
+	if n != nil {
+		d.Pos = &Pos{Line: n.Line, Column: 1}
+		if n.HasID && n.ID != "" {
+			d.NodeID = n.ID
+			if t := v.ids[n.ID]; t != nil {
+				d.EndLine = t.EndLine
+			} else {
+				d.EndLine = n.EndLine
+			}
+		}
+	}
+	v.out = append(v.out, d)
+	return &v.out[len(v.out)-1]
+}
+
+func (v *validator) finish() []Diagnostic {
+	if len(v.opts.IgnoreRules) == 0 {
+		return v.out
+	}
+	ignore := map[string]bool{}
+	var extra []Diagnostic
+	for _, r := range v.opts.IgnoreRules {
+		if slices.Contains(Codes, r) && r != "unknown-ignore-rule" {
+			ignore[r] = true
+		} else {
+			extra = append(extra, Diagnostic{Severity: SevInfo, Code: "unknown-ignore-rule", Message: fmt.Sprintf("unknown rule %q in ignore list", r)})
+		}
+	}
+	var out []Diagnostic
+	for _, d := range v.out {
+		if !ignore[d.Code] {
+			out = append(out, d)
+		}
+	}
+	return append(out, extra...)
+}
+
+func (v *validator) resolves(t string) bool {
+	_, ok := v.ids[t]
+	return ok || v.aliases[t]
+}
+
+// suggest returns the unique nearest id or alias within distance 2.
+func (v *validator) suggest(t string) string {
+	if len(t) <= 3 {
+		return ""
+	}
+	best, bestD, unique := "", 3, false
+	consider := func(c string) {
+		d := levenshtein(t, c)
+		if d < bestD {
+			best, bestD, unique = c, d, true
+		} else if d == bestD && c != best {
+			unique = false
+		}
+	}
+	for id := range v.ids {
+		consider(id)
+	}
+	for a := range v.aliases {
+		consider(a)
+	}
+	if unique && bestD <= 2 {
+		return best
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+func (v *validator) broken(n *Node, t, key string) {
+	msg := fmt.Sprintf("reference to unknown id %q", t)
+	s := v.suggest(t)
+	if s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	d := v.add(SevError, "broken-reference", n, msg)
+	if key != "" && n.HasID && n.ID != "" && s != "" {
+		d.Fix = &Fix{Op: "update_attribute", ID: n.ID, Key: key, Value: s}
+	}
+}
+
+func (v *validator) links(n *Node, text string) {
+	memProfile := v.known["memory"] || v.known["agent-memory"]
+	for _, w := range wikilinks(text) {
+		if !isBlockRef(w.Target) {
+			continue
+		}
+		if !v.resolves(w.Target) {
+			v.broken(n, w.Target, "")
+			continue
+		}
+		if memProfile {
+			if t := v.ids[w.Target]; t != nil && !(t.Type == TypeDirective && t.Name == "memory") {
+				v.add(SevWarning, "memory-wikilink-non-memory-target", n, fmt.Sprintf("[[%s]] is not a memory block", w.Target))
+			}
+		}
+	}
+}
+
+func (v *validator) refAttr(n *Node, key string) {
+	if t, ok := n.StringAttr(key); ok && !v.resolves(t) {
+		v.broken(n, t, key)
+	}
+}
+
+func number(x any) (float64, bool) {
+	switch t := x.(type) {
+	case float64:
+		return t, true
+	case int:
+		return float64(t), true
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+func hasContent(n *Node) bool { return jsTrim(n.Body) != "" || len(n.Children) > 0 }
+
+func (v *validator) allowed(name string) bool {
+	if len(v.known) == 0 || slices.Contains(commonDirectives, name) {
+		return true
+	}
+	for p := range v.known {
+		if slices.Contains(profileDirectives[p], name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *validator) directive(n *Node, withEvidence map[string]bool) {
+	noverify := false
+	if b, ok := n.Attr("noverify"); ok && b == true {
+		noverify = true
+	}
+	if n.Name == "dataset" && n.HasID && n.ID != "" {
+		v.datasets[n.ID] = datasetColumns(n)
+	}
+	// Rules noverify does not suppress.
+	switch n.Name {
+	case "evidence", "counterevidence":
+		if _, ok := n.StringAttr("for"); !ok {
+			v.add(SevWarning, "evidence-missing-for", n, n.Name+" without a for= target")
+		}
+		v.refAttr(n, "for")
+	case "plot":
+		v.plot(n)
+	}
+	if noverify {
+		return
+	}
+	if !v.allowed(n.Name) {
+		v.add(SevWarning, "out-of-profile-directive", n, fmt.Sprintf("%s is outside the active profiles (%s)", n.Name, strings.Join(v.profiles, ", ")))
+	}
+	str := func(k string) string { s, _ := n.StringAttr(k); return s }
+	has := func(k string) bool { _, ok := n.Attr(k); return ok }
+	switch n.Name {
+	case "claim":
+		if id, ok := n.StringAttr("id"); ok && !v.opts.SkipEvidenceForClaims && !withEvidence[id] {
+			v.add(SevWarning, "claim-without-evidence", n, fmt.Sprintf("claim %q has no evidence", id))
+		}
+		if c, ok := n.Attr("confidence"); ok {
+			if f, ok := number(c); !ok || f < 0 || f > 1 {
+				v.add(SevWarning, "claim-invalid-confidence", n, "confidence must be a number in [0,1]")
+			}
+		} else if v.known["research-memo"] || v.known["investment-thesis"] {
+			v.add(SevWarning, "claim-missing-confidence", n, "claim without confidence")
+		}
+	case "risk":
+		if !has("owner") {
+			v.add(SevWarning, "risk-without-owner", n, "risk without an owner")
+		}
+	case "decision", "adr":
+		if !has("status") {
+			v.add(SevWarning, "decision-without-status", n, n.Name+" without a status")
+		}
+		if v.known["adr"] {
+			if !has("owner") {
+				v.add(SevWarning, "adr-missing-owner", n, n.Name+" without an owner")
+			}
+			if !has("date") && !has("decided_at") && !has("decidedAt") {
+				v.add(SevWarning, "adr-missing-date", n, n.Name+" without a date")
+			}
+		}
+	case "agent_task", "todo":
+		if !has("scope") && jsTrim(n.Body) == "" && len(n.Children) == 0 {
+			v.add(SevWarning, "agent-task-without-scope", n, n.Name+" without a scope or description")
+		}
+	case "state_change":
+		if _, ok := n.StringAttr("block"); !ok {
+			v.add(SevWarning, "state-change-missing-block", n, "state_change without a block= target")
+		}
+		if !has("from") || !has("to") {
+			v.add(SevWarning, "state-change-missing-from-to", n, "state_change needs from and to")
+		}
+		v.refAttr(n, "block")
+	case "change_request":
+		action := str("action")
+		if action == "" {
+			action = str("type")
+		}
+		switch action {
+		case "replace":
+			if !has("from") || !has("to") {
+				v.add(SevWarning, "change-request-missing-revision-text", n, "replace needs from and to")
+			}
+		case "insert":
+			if !has("to") && !has("text") && !hasContent(n) {
+				v.add(SevWarning, "change-request-missing-revision-text", n, "insert needs to, text or a body")
+			}
+		case "delete":
+			if !has("from") && !has("text") && !hasContent(n) {
+				v.add(SevWarning, "change-request-missing-revision-text", n, "delete needs from, text or a body")
+			}
+		default:
+			v.add(SevWarning, "change-request-invalid-action", n, fmt.Sprintf("action %q is not insert, delete or replace", action))
+		}
+		v.firstRef(n, "target", "for", "parent", "block")
+	case "comment", "footnote", "endnote":
+		v.firstRef(n, "target", "for", "parent", "block", "ref")
+		if n.Name == "comment" {
+			for _, k := range []string{"reply_to", "replyTo", "reply"} {
+				v.refAttr(n, k)
+			}
+		}
+	case "citation":
+		if !has("url") && !has("source") && !has("doi") {
+			v.add(SevWarning, "citation-missing-source", n, "citation without url, source or doi")
+		}
+		if acc := str("accessed"); acc != "" {
+			days := v.stale
+			if d, ok := n.Attr("stale_after_days"); ok {
+				if f, ok := number(d); ok {
+					days = int(f)
+				}
+			}
+			if t, err := time.Parse("2006-01-02", acc[:min(10, len(acc))]); err == nil && v.now.Sub(t) > time.Duration(days)*24*time.Hour {
+				v.add(SevWarning, "stale-citation", n, fmt.Sprintf("accessed %s, more than %d days ago", acc, days))
+			}
+		}
+	case "diagram":
+		if !has("kind") {
+			v.add(SevWarning, "diagram-missing-kind", n, "diagram without kind")
+		}
+		if !hasContent(n) {
+			v.add(SevWarning, "diagram-missing-source", n, "diagram without a source")
+		}
+	case "plotly":
+		body := rawBody(n)
+		if jsTrim(body) == "" {
+			v.add(SevWarning, "plotly-missing-spec", n, "plotly without a JSON spec")
+		} else if !json.Valid([]byte(body)) {
+			v.add(SevError, "plotly-invalid-json", n, "plotly spec is not valid JSON")
+		}
+	case "figure":
+		if !has("alt") && !has("caption") {
+			v.add(SevWarning, "figure-missing-alt", n, "figure without alt or caption")
+		}
+	case "dataset":
+		if src, ok := n.StringAttr("src"); ok && src != "" && (!hasContent(n) || str("format") == "error") {
+			v.add(SevWarning, "dataset-src-missing", n, fmt.Sprintf("dataset source %q is not inlined", src))
+		}
+	case "html", "svg", "script":
+		if t, ok := n.Attr("trusted"); !ok || t != true {
+			v.add(SevWarning, "escape-hatch-untrusted", n, n.Name+" without the trusted flag")
+		}
+	case "memory":
+		t, ok := n.Attr("type")
+		if !ok {
+			v.add(SevError, "memory-missing-type", n, "memory without a type")
+		} else if s, _ := t.(string); !slices.Contains(memoryTypes, s) {
+			v.add(SevError, "memory-invalid-type", n, fmt.Sprintf("memory type %v is not user, feedback, project or reference", t))
+		}
+		if c, ok := n.Attr("confidence"); ok {
+			if f, ok := number(c); !ok || f < 0 || f > 1 {
+				v.add(SevError, "memory-invalid-confidence", n, "memory confidence must be in [0,1]")
+			}
+		}
+		if ls, ok := n.Attr("last_seen"); ok {
+			if s, _ := ls.(string); !reISODate.MatchString(s) {
+				v.add(SevError, "memory-invalid-last-seen", n, "last_seen is not an ISO date")
+			}
+		}
+		if !n.HasID || n.ID == "" {
+			v.add(SevError, "memory-missing-id", n, "memory without an id")
+		}
+	case "control":
+		typ := str("type")
+		if slices.Contains(numericInputs, typ) {
+			def, ok := n.Attr("default")
+			f, isNum := number(def)
+			if _, isStr := def.(string); !ok || !isNum || isStr {
+				v.add(SevWarning, "control-missing-default", n, "numeric control without a numeric default")
+			} else {
+				if lo, ok := n.Attr("min"); ok {
+					if l, ok := number(lo); ok && f < l {
+						v.add(SevWarning, "control-out-of-range-default", n, "default below min")
+					}
+				}
+				if hi, ok := n.Attr("max"); ok {
+					if h, ok := number(hi); ok && f > h {
+						v.add(SevWarning, "control-out-of-range-default", n, "default above max")
+					}
+				}
+			}
+		}
+		for _, k := range []string{"lock", "content_control_lock", "sdt_lock"} {
+			if l, ok := n.Attr(k); ok {
+				if _, isBool := l.(bool); !isBool {
+					s, _ := l.(string)
+					if !slices.Contains([]string{"sdtLocked", "contentLocked", "sdtContentLocked", "unlocked", "locked", "content", "sdt", "both", "none"}, s) {
+						v.add(SevWarning, "control-invalid-lock", n, fmt.Sprintf("unknown lock value %v", l))
+					}
+				}
+			}
+		}
+	case "computed_metric", "computed_plot", "computed_table":
+		f := formulaOf(n)
+		if jsTrim(f) == "" {
+			v.add(SevWarning, "computed-missing-formula", n, n.Name+" without a formula")
+		} else if idents, err := parseFormula(f); err != nil {
+			v.add(SevError, "formula-parse-error", n, "formula: "+err.Error())
+		} else {
+			known := v.variables()
+			for _, id := range idents {
+				if !known[id] && !slices.Contains(formulaFuncs, strings.ToLower(id)) {
+					v.add(SevError, "computed-unknown-dependency", n, fmt.Sprintf("formula uses unknown %q", id))
+				}
+			}
+		}
+	}
+}
+
+func (v *validator) firstRef(n *Node, keys ...string) {
+	for _, k := range keys {
+		if _, ok := n.StringAttr(k); ok {
+			v.refAttr(n, k)
+			return
+		}
+	}
+}
+
+func (v *validator) plot(n *Node) {
+	_, hasData := n.Attr("data")
+	ds, hasDS := n.StringAttr("dataset")
+	if !hasData && !hasDS {
+		v.add(SevError, "plot-missing-data", n, "plot without data or dataset")
+	}
+	if hasDS {
+		cols, ok := v.datasets[ds]
+		if !ok {
+			v.add(SevError, "plot-unknown-dataset", n, fmt.Sprintf("no dataset %q before this plot", ds))
+		} else if c, ok := n.StringAttr("column"); ok && len(cols) > 0 && !slices.Contains(cols, c) {
+			v.add(SevError, "plot-unknown-column", n, fmt.Sprintf("dataset %q has no column %q", ds, c))
+		}
+	}
+	data, _ := n.StringAttr("data")
+	xl, _ := n.StringAttr("xlabels")
+	if data != "" && xl != "" && delim(data) != delim(xl) {
+		v.add(SevWarning, "plot-mixed-delimiters", n, "data and xlabels use different separators")
+	}
+}
+
+func delim(s string) string {
+	if strings.Contains(s, ",") {
+		return ","
+	}
+	return " "
+}
+
+// variables are the names formulas may use: controls and computed blocks
+// (by id or name) and domain variables declared with var=/name=.
+func (v *validator) variables() map[string]bool {
+	out := map[string]bool{}
+	Walk(v.doc, func(n *Node) bool {
+		if n.Type != TypeDirective {
+			return true
+		}
+		switch n.Name {
+		case "control", "computed_metric", "computed_plot", "computed_table", "variable", "domain", "var":
+			if n.HasID {
+				out[n.ID] = true
+			}
+			for _, k := range []string{"name", "var"} {
+				if s, ok := n.StringAttr(k); ok {
+					out[s] = true
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func formulaOf(n *Node) string {
+	for _, k := range []string{"formula", "expr", "expression"} {
+		if s, ok := n.StringAttr(k); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// computedDepth warns about computed chains deeper than 2, or cycles.
+func (v *validator) computedDepth() {
+	deps := map[string][]string{}
+	var nodes []*Node
+	Walk(v.doc, func(n *Node) bool {
+		if n.Type == TypeDirective && strings.HasPrefix(n.Name, "computed_") && n.HasID {
+			ids, err := parseFormula(formulaOf(n))
+			if err == nil {
+				deps[n.ID] = ids
+				nodes = append(nodes, n)
+			}
+		}
+		return true
+	})
+	var depth func(id string, seen map[string]bool) int
+	depth = func(id string, seen map[string]bool) int {
+		if seen[id] {
+			return 1 << 20
+		}
+		ds, ok := deps[id]
+		if !ok {
+			return 0
+		}
+		seen[id] = true
+		defer delete(seen, id)
+		best := 0
+		for _, d := range ds {
+			if _, computed := deps[d]; computed {
+				best = max(best, 1+depth(d, seen))
+			}
+		}
+		return best
+	}
+	for _, n := range nodes {
+		if d := depth(n.ID, map[string]bool{}); d > 2 {
+			v.add(SevWarning, "computed-chain-too-deep", n, "computed dependency chain deeper than 2, or a cycle")
+		}
+	}
+}
+
+// parseFormula checks a formula's syntax (numbers, names, arithmetic,
+// comparison, calls, parentheses) and returns the names it uses.
+func parseFormula(f string) ([]string, error) {
+	var toks []string
+	s := jsTrim(f)
+	for s != "" {
+		s = strings.TrimLeftFunc(s, isJSSpace)
+		if s == "" {
+			break
+		}
+		m := reFormulaTok.FindString(s)
+		if m == "" {
+			return nil, fmt.Errorf("unexpected %q", s[:1])
+		}
+		toks = append(toks, m)
+		s = s[len(m):]
+	}
+	p := &fparser{toks: toks}
+	if len(toks) == 0 {
+		return nil, fmt.Errorf("empty formula")
+	}
+	if err := p.expr(); err != nil {
+		return nil, err
+	}
+	if p.i != len(toks) {
+		return nil, fmt.Errorf("unexpected %q", toks[p.i])
+	}
+	return p.idents, nil
+}
+
+type fparser struct {
+	toks   []string
+	i      int
+	idents []string
+}
+
+func (p *fparser) peek() string {
+	if p.i < len(p.toks) {
+		return p.toks[p.i]
+	}
+	return ""
+}
+
+func isOp(t string) bool {
+	return strings.Contains("+-*/^%<>=!&|?:", t) && t != ""
+}
+
+func (p *fparser) expr() error {
+	if err := p.unary(); err != nil {
+		return err
+	}
+	for isOp(p.peek()) && p.peek() != "!" {
+		p.i++
+		// allow two-character operators such as <=, ==, &&
+		if isOp(p.peek()) && p.peek() != "-" && p.peek() != "+" && p.peek() != "!" {
+			p.i++
+		}
+		if err := p.unary(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *fparser) unary() error {
+	for p.peek() == "-" || p.peek() == "+" || p.peek() == "!" {
+		p.i++
+	}
+	t := p.peek()
+	switch {
+	case t == "":
+		return fmt.Errorf("unexpected end")
+	case t == "(":
+		p.i++
+		if err := p.expr(); err != nil {
+			return err
+		}
+		if p.peek() != ")" {
+			return fmt.Errorf("missing )")
+		}
+		p.i++
+	case t[0] >= '0' && t[0] <= '9' || t[0] == '.':
+		p.i++
+	case t[0] == '_' || t[0] >= 'A' && t[0] <= 'Z' || t[0] >= 'a' && t[0] <= 'z':
+		p.i++
+		if p.peek() == "(" {
+			p.i++
+			if p.peek() != ")" {
+				for {
+					if err := p.expr(); err != nil {
+						return err
+					}
+					if p.peek() != "," {
+						break
+					}
+					p.i++
+				}
+			}
+			if p.peek() != ")" {
+				return fmt.Errorf("missing ) after arguments of %s", t)
+			}
+			p.i++
+			if !slices.Contains(formulaFuncs, strings.ToLower(t)) {
+				p.idents = append(p.idents, t)
+			}
+		} else {
+			p.idents = append(p.idents, strings.SplitN(t, ".", 2)[0])
+		}
+	default:
+		return fmt.Errorf("unexpected %q", t)
+	}
+	return nil
+}
+
+// rawBody is a directive's text content: its body, or its code child.
+func rawBody(n *Node) string {
+	if n.Body != "" {
+		return n.Body
+	}
+	var parts []string
+	for _, c := range n.Children {
+		if c.Type == TypeCode || c.Type == TypeParagraph {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Summary is ok, warn or error for a list of diagnostics.
+func Summary(ds []Diagnostic) string {
+	s := "ok"
+	for _, d := range ds {
+		if d.Severity == SevError {
+			return "error"
+		}
+		if d.Severity == SevWarning {
+			s = "warn"
+		}
+	}
+	return s
+}
