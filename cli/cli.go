@@ -64,6 +64,7 @@ type CLI struct {
 
 	Note NoteCmd `cmd:"" group:"Notebook" help:"The team notebook: create, show, list, search, tag, move, delete notes."`
 	Task TaskCmd `cmd:"" group:"Tasks" help:"Work items: add, list, ready, show, work on them with an agent, finalize."`
+	Doc  DocCmd  `cmd:"" group:"Documents" help:"Structured .noma documents: read, ids, check, patch, log, replay, verify."`
 
 	Status    StatusCmd    `cmd:"" help:"Show what gloss knows about this repository."`
 	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`

@@ -1,0 +1,700 @@
+package noma
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gloss-dev/gloss/buildinfo"
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/safepath"
+	"github.com/gloss-dev/gloss/schemas"
+)
+
+// ProtocolVersion is the Noma Agent Protocol version of transcripts.
+const ProtocolVersion = "1.0"
+
+// MaxContentBytes is the largest document patch_block accepts.
+const MaxContentBytes = 1_000_000
+
+// Store reads and patches documents inside one repository root. Every
+// path is confined to the root (safepath.Clean, then an os.Root, which
+// refuses symlinks that lead outside).
+type Store struct {
+	dir  string
+	root *os.Root
+	// Now is the clock for transcripts (tests pin it).
+	Now func() time.Time
+}
+
+// OpenStore opens the documents of the working tree at dir.
+func OpenStore(dir string) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{dir: abs, root: r, Now: time.Now}, nil
+}
+
+// Close releases the root.
+func (s *Store) Close() error { return s.root.Close() }
+
+// Dir is the root directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Rel validates file (repository-relative, or absolute inside the root)
+// and returns it relative to the root.
+func (s *Store) Rel(file string) (string, error) {
+	return safepath.Clean(s.dir, file)
+}
+
+// ReadSource reads a document's raw text.
+func (s *Store) ReadSource(file string) (rel, src string, err error) {
+	rel, err = s.Rel(file)
+	if err != nil {
+		return "", "", err
+	}
+	f, err := s.root.Open(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return rel, "", fault.NotFoundf("%s: no such document", rel)
+		}
+		if safepath.IsEscape(err) {
+			return rel, "", &fault.Error{Kind: fault.Usage, Err: fmt.Errorf("%q: %w", file, safepath.ErrEscape)}
+		}
+		return rel, "", err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return rel, "", fault.Usagef("%s is a directory", rel)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	if err != nil {
+		return rel, "", err
+	}
+	if !utf8.Valid(data) {
+		return rel, "", fault.Usagef("%s is not valid UTF-8", rel)
+	}
+	return rel, string(data), nil
+}
+
+func (s *Store) parse(file string) (string, string, *Node, error) {
+	rel, src, err := s.ReadSource(file)
+	if err != nil {
+		return rel, "", nil, err
+	}
+	doc, err := Parse(src)
+	if err != nil {
+		return rel, src, nil, fault.Usagef("%s: %v", rel, err)
+	}
+	return rel, src, doc, nil
+}
+
+// Block is one block of read_doc.
+type Block struct {
+	Type       string   `json:"type"`
+	ChildCount int      `json:"childCount"`
+	Lines      [2]int   `json:"lines" jsonschema:"first and last line, 1-based, inclusive"`
+	Patchable  bool     `json:"patchable" jsonschema:"the block has a non-empty id that ops can address"`
+	ID         *string  `json:"id,omitempty"`
+	Hash       string   `json:"hash,omitempty" jsonschema:"sha256 of the block's source lines: pass a prefix as base_hash"`
+	Aliases    []string `json:"aliases,omitempty"`
+	Title      string   `json:"title,omitempty"`
+	Level      int      `json:"level,omitempty"`
+	Name       string   `json:"name,omitempty"`
+	Attrs      any      `json:"attrs,omitempty" jsonschema:"directive attributes (without id), in source order"`
+}
+
+// ReadResult is read_doc's answer.
+type ReadResult struct {
+	Blocks []Block `json:"blocks"`
+}
+
+// IDsResult is list_ids's answer.
+type IDsResult struct {
+	IDs     []string          `json:"ids"`
+	Aliases map[string]string `json:"aliases"`
+}
+
+// CheckResult is validate_doc's answer.
+type CheckResult struct {
+	OK          bool         `json:"ok"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// attrObject is an ordered JSON object of attributes.
+type attrObject []Attr
+
+func (a attrObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, x := range a {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(x.Key)
+		v, err := json.Marshal(x.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// ReadDoc lists a document's blocks in pre-order.
+func ReadDoc(src string) (*ReadResult, error) {
+	doc, err := Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(src, "\n")
+	res := &ReadResult{Blocks: []Block{}}
+	for _, c := range doc.Children {
+		Walk(c, func(n *Node) bool {
+			b := Block{Type: n.Type, ChildCount: len(n.Children), Lines: [2]int{n.Line, n.EndLine}, Patchable: n.HasID && n.ID != ""}
+			if n.HasID {
+				id := n.ID
+				b.ID = &id
+				b.Hash = blockHash(lines, n)
+			}
+			b.Aliases = n.Aliases
+			if n.Type == TypeSection {
+				b.Title, b.Level = n.Title, n.Level
+			}
+			if n.Type == TypeDirective {
+				b.Name = n.Name
+				var attrs attrObject
+				for _, a := range n.Attrs {
+					if a.Key != "id" {
+						attrs = append(attrs, a)
+					}
+				}
+				if len(attrs) > 0 {
+					b.Attrs = attrs
+				}
+			}
+			res.Blocks = append(res.Blocks, b)
+			return true
+		})
+	}
+	return res, nil
+}
+
+// ListIDs lists a document's ids in order and its aliases.
+func ListIDs(doc *Node) *IDsResult {
+	res := &IDsResult{IDs: []string{}, Aliases: map[string]string{}}
+	seen := map[string]bool{}
+	Walk(doc, func(n *Node) bool {
+		if n.HasID && n.ID != "" && !seen[n.ID] {
+			seen[n.ID] = true
+			res.IDs = append(res.IDs, n.ID)
+		}
+		for _, a := range n.Aliases {
+			if _, ok := res.Aliases[a]; !ok && n.HasID {
+				res.Aliases[a] = n.ID
+			}
+		}
+		return true
+	})
+	return res
+}
+
+// Check validates a document.
+func Check(doc *Node, opts ValidateOptions) *CheckResult {
+	ds := Validate(doc, opts)
+	if ds == nil {
+		ds = []Diagnostic{}
+	}
+	return &CheckResult{OK: Summary(ds) != "error", Diagnostics: ds}
+}
+
+// Read is read_doc on a file.
+func (s *Store) Read(file string) (*ReadResult, error) {
+	rel, src, err := s.ReadSource(file)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ReadDoc(src)
+	if err != nil {
+		return nil, fault.Usagef("%s: %v", rel, err)
+	}
+	return res, nil
+}
+
+// IDs is list_ids on a file.
+func (s *Store) IDs(file string) (*IDsResult, error) {
+	_, _, doc, err := s.parse(file)
+	if err != nil {
+		return nil, err
+	}
+	return ListIDs(doc), nil
+}
+
+// Check is validate_doc on a file.
+func (s *Store) Check(file string, opts ValidateOptions) (*CheckResult, error) {
+	_, _, doc, err := s.parse(file)
+	if err != nil {
+		return nil, err
+	}
+	return Check(doc, opts), nil
+}
+
+// Actor is who made a patch.
+type Actor struct {
+	Kind    string `json:"kind" jsonschema:"human, agent or tool"`
+	Name    string `json:"name"`
+	Model   string `json:"model,omitempty"`
+	Version string `json:"version,omitempty"`
+}
+
+// PatchRequest is one patch_block call (or, with several ops, an atomic
+// patch_block_list).
+type PatchRequest struct {
+	File        string
+	Ops         []Op
+	OpErrs      []*PatchError // shape errors per op, from DecodeOps
+	Reason      string
+	ExpectedSHA string
+	Actor       *Actor
+	BaseSHA256  string
+	BaseHash    string
+	ParentOpID  string
+	// Strict refuses a patch whose result has validation errors.
+	Strict bool
+}
+
+// PatchResult is patch_block's answer: ok with the new state, or a
+// protocol error {ok:false, error, code}.
+type PatchResult struct {
+	OK             bool         `json:"ok"`
+	Error          string       `json:"error,omitempty"`
+	Code           string       `json:"code,omitempty"`
+	PostValidation string       `json:"post_validation,omitempty" jsonschema:"ok, warn or error"`
+	Transcript     any          `json:"transcript_entry,omitempty" jsonschema:"the transcript record written (the last one for a list)"`
+	Diagnostics    []Diagnostic `json:"diagnostics,omitempty"`
+	Entries        int          `json:"entries,omitempty" jsonschema:"patch_block_list: how many ops were applied"`
+}
+
+// Record is one transcript record (v1.0), keys in protocol order.
+type Record struct {
+	ProtocolVersion string  `json:"protocol_version"`
+	ToolVersion     string  `json:"tool_version"`
+	OpID            string  `json:"op_id"`
+	TS              string  `json:"ts"`
+	Actor           Actor   `json:"actor"`
+	DocURI          string  `json:"doc_uri"`
+	PreSHA256       string  `json:"pre_sha256"`
+	PostSHA256      string  `json:"post_sha256"`
+	PreSHA          string  `json:"pre_sha"`
+	PostSHA         string  `json:"post_sha"`
+	Op              any     `json:"op"`
+	PatchResult     string  `json:"patch_result" jsonschema:"applied, noop or rejected"`
+	PreValidation   string  `json:"pre_validation"`
+	PostValidation  string  `json:"post_validation"`
+	Diagnostics     []any   `json:"diagnostics,omitempty"`
+	Reason          string  `json:"reason,omitempty"`
+	ParentOpID      string  `json:"parent_op_id,omitempty"`
+	BaseSHA256      string  `json:"base_sha256,omitempty"`
+	ElapsedMS       float64 `json:"elapsed_ms"`
+	PrevEntrySHA256 *string `json:"prev_entry_sha256"`
+	Signature       any     `json:"signature"`
+}
+
+// taggedDiag is a diagnostic with its phase: the validator's object with
+// phase last, or a synthetic one with phase first.
+type taggedDiag struct {
+	d         Diagnostic
+	phase     string
+	synthetic bool
+}
+
+func (t taggedDiag) MarshalJSON() ([]byte, error) {
+	if t.synthetic {
+		return json.Marshal(struct {
+			Phase    string `json:"phase"`
+			Severity string `json:"severity"`
+			Code     string `json:"code"`
+			Message  string `json:"message"`
+		}{t.phase, t.d.Severity, t.d.Code, t.d.Message})
+	}
+	data, err := json.Marshal(t.d)
+	if err != nil {
+		return nil, err
+	}
+	ph, _ := json.Marshal(t.phase)
+	return append(append(data[:len(data)-1], []byte(`,"phase":`)...), append(ph, '}')...), nil
+}
+
+func tag(ds []Diagnostic, phase string) []any {
+	out := make([]any, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, taggedDiag{d: d, phase: phase})
+	}
+	return out
+}
+
+func synthetic(code, msg string) any {
+	return taggedDiag{d: Diagnostic{Severity: SevError, Code: code, Message: msg}, phase: "pre", synthetic: true}
+}
+
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// TranscriptPath is where a document's transcript lives.
+func TranscriptPath(rel string) string { return rel + ".patches" }
+
+func isBookManifest(rel string) bool {
+	l := strings.ToLower(rel)
+	return strings.HasSuffix(l, ".yml") || strings.HasSuffix(l, ".yaml")
+}
+
+// Patch runs a patch request: the ops are applied to the document in
+// memory, all or nothing; each attempted op gets a transcript record.
+// Protocol failures are a PatchResult with OK false; an error return is a
+// system fault (unreadable file, hostile path, failed write).
+func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
+	start := time.Now()
+	rel, err := s.Rel(req.File)
+	if err != nil {
+		return nil, err
+	}
+	if isBookManifest(rel) {
+		return nil, fault.Usagef("%s: book manifests are not patchable (unsupported_op)", rel)
+	}
+	_, src, err := s.ReadSource(rel)
+	if err != nil {
+		return nil, err
+	}
+	actor := Actor{Kind: "agent", Name: "unknown"}
+	if req.Actor != nil && req.Actor.Name != "" {
+		actor = *req.Actor
+		if actor.Kind == "" {
+			actor.Kind = "agent"
+		}
+	}
+	switch actor.Kind {
+	case "human", "agent", "tool":
+	default:
+		return nil, fault.Usagef("actor.kind must be human, agent or tool")
+	}
+	if len(req.Ops) == 0 {
+		return nil, fault.Usagef("no ops to apply")
+	}
+	if req.BaseHash != "" {
+		for i := range req.Ops {
+			req.Ops[i].BaseHash = req.BaseHash
+		}
+	}
+	preSHA := sha(src)
+	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(s.dir, rel))}).String()
+	base := func(op Op) *Record {
+		r := &Record{ProtocolVersion: ProtocolVersion, ToolVersion: buildinfo.Version, OpID: newUUID(),
+			TS: s.Now().UTC().Format("2006-01-02T15:04:05.000Z"), Actor: actor, DocURI: uri,
+			PreSHA256: preSHA, PostSHA256: preSHA, PreSHA: preSHA[:8], PostSHA: preSHA[:8], Op: opJSON(op),
+			Reason: req.Reason, ParentOpID: req.ParentOpID, BaseSHA256: req.BaseSHA256}
+		return r
+	}
+	var records []*Record
+	finish := func(res *PatchResult) (*PatchResult, error) {
+		el := float64(time.Since(start).Microseconds()) / 1000
+		for _, r := range records {
+			r.ElapsedMS = el
+		}
+		last, err := s.appendRecords(rel, records)
+		if err != nil {
+			return nil, err
+		}
+		if last != nil {
+			res.Transcript = last
+		}
+		return res, nil
+	}
+	reject := func(failed int, code, msg string, preVal string, preDiags []Diagnostic) (*PatchResult, error) {
+		for i, op := range req.Ops {
+			r := base(op)
+			r.PatchResult = "rejected"
+			r.PreValidation, r.PostValidation = preVal, preVal
+			c, m := code, msg
+			if i != failed {
+				c, m = CodeOpListAborted, fmt.Sprintf("op %d of the list failed (%s); nothing was applied", failed, code)
+			}
+			r.Diagnostics = append(tag(preDiags, "pre"), synthetic(c, m))
+			records = append(records, r)
+		}
+		return finish(&PatchResult{OK: false, Error: msg, Code: code})
+	}
+	if len(src) > MaxContentBytes {
+		return reject(0, CodeInvalidContent, "content_too_large", "ok", nil)
+	}
+	if req.ExpectedSHA != "" && req.ExpectedSHA != preSHA[:8] {
+		return reject(0, CodeSHAMismatch, "sha_mismatch", "ok", nil)
+	}
+	preDoc, perr0 := Parse(src)
+	if perr0 != nil {
+		return nil, fault.Usagef("%s: %v", rel, perr0)
+	}
+	preDiags := Validate(preDoc, ValidateOptions{})
+	preVal := Summary(preDiags)
+	p := NewPatcher(src)
+	steps := make([]string, 0, len(req.Ops)+1)
+	steps = append(steps, preSHA)
+	for i, op := range req.Ops {
+		var e error
+		if req.OpErrs != nil && req.OpErrs[i] != nil {
+			e = req.OpErrs[i]
+		} else {
+			e = p.Apply(op)
+		}
+		if e != nil {
+			var pe *PatchError
+			if !errors.As(e, &pe) {
+				return nil, e
+			}
+			return reject(i, pe.Code, pe.Message, preVal, preDiags)
+		}
+		if len(req.Ops) > 1 {
+			steps = append(steps, sha(p.Text()))
+		}
+	}
+	warns := s.capabilityWarnings(rel, req.Ops)
+	out := p.Text()
+	postSHA := sha(out)
+	postDoc, err := Parse(out)
+	var postDiags []Diagnostic
+	if err != nil {
+		postDiags = []Diagnostic{{Severity: SevError, Code: "invalid_content", Message: "the result does not parse: " + err.Error()}}
+	} else {
+		postDiags = Validate(postDoc, ValidateOptions{})
+	}
+	postVal := Summary(postDiags)
+	if req.Strict && postVal == "error" && postSHA != preSHA {
+		return reject(0, CodeInvalidContent, "strict: the result has validation errors", preVal, preDiags)
+	}
+	result := "applied"
+	if postSHA == preSHA {
+		result = "noop"
+	} else if err := s.write(rel, out); err != nil {
+		return nil, fmt.Errorf("write %s: %w", rel, err)
+	}
+	// one record per op, each with its own intermediate hashes
+	if len(req.Ops) == 1 {
+		steps = append(steps, postSHA)
+	}
+	for i, op := range req.Ops {
+		r := base(op)
+		r.PreSHA256, r.PreSHA = steps[i], steps[i][:8]
+		r.PostSHA256, r.PostSHA = steps[i+1], steps[i+1][:8]
+		r.PatchResult = "applied"
+		if result == "noop" || r.PreSHA256 == r.PostSHA256 {
+			r.PatchResult = "noop"
+		}
+		r.PreValidation, r.PostValidation = preVal, postVal
+		diags := append(tag(preDiags, "pre"), tag(postDiags, "post")...)
+		if req.BaseSHA256 != "" && req.BaseSHA256 != preSHA && i == 0 {
+			diags = append(diags, taggedDiag{d: Diagnostic{Severity: SevWarning, Code: "base_sha_drift", Message: "the document changed since base_sha256"}, phase: "pre", synthetic: true})
+		}
+		diags = append(diags, warns[i]...)
+		if len(diags) > 0 {
+			r.Diagnostics = diags
+		}
+		records = append(records, r)
+	}
+	if postDiags == nil {
+		postDiags = []Diagnostic{}
+	}
+	res := &PatchResult{OK: true, PostValidation: postVal, Diagnostics: postDiags}
+	if len(req.Ops) > 1 {
+		res.Entries = len(req.Ops)
+	}
+	r, err := finish(res)
+	if r != nil && r.Diagnostics == nil {
+		r.Diagnostics = []Diagnostic{}
+	}
+	return r, err
+}
+
+func opJSON(op Op) any {
+	if op.fields == nil {
+		return map[string]any{"op": op.Name}
+	}
+	return op
+}
+
+func (s *Store) write(rel, text string) error {
+	mode := os.FileMode(0o644)
+	if st, err := s.root.Stat(rel); err == nil {
+		mode = st.Mode().Perm()
+	}
+	return safepath.WriteFile(s.root, rel, []byte(text), mode)
+}
+
+// appendRecords appends records to the transcript, chaining each to the
+// sha256 of the line before it.
+func (s *Store) appendRecords(rel string, recs []*Record) (*Record, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	tp := TranscriptPath(rel)
+	var prev *string
+	if data, err := s.readAll(tp); err == nil {
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		if l := lines[len(lines)-1]; l != "" {
+			h := sha(l)
+			prev = &h
+		}
+	}
+	var b bytes.Buffer
+	for _, r := range recs {
+		r.PrevEntrySHA256 = prev
+		line, err := schemas.Encode(r)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+		h := sha(string(line))
+		prev = &h
+	}
+	f, err := s.root.OpenFile(tp, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("transcript %s: %w", tp, err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b.Bytes()); err != nil {
+		return nil, fmt.Errorf("transcript %s: %w", tp, err)
+	}
+	return recs[len(recs)-1], f.Sync()
+}
+
+func (s *Store) readAll(rel string) ([]byte, error) {
+	f, err := s.root.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// Capabilities is the Annex A sidecar <file>.capabilities.yml. It is
+// advisory: a patch outside it is applied, with a warning.
+type Capabilities struct {
+	Ops   []string `yaml:"ops"`
+	Allow []string `yaml:"allow"`
+	Deny  []string `yaml:"deny"`
+	IDs   struct {
+		Rename *bool `yaml:"rename"`
+	} `yaml:"ids"`
+	Blocks map[string][]string `yaml:"blocks"`
+}
+
+// LoadCapabilities parses a sidecar.
+func LoadCapabilities(data []byte) (*Capabilities, error) {
+	var c Capabilities
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("capabilities: %w", cleanYAMLError(err))
+	}
+	return &c, nil
+}
+
+// Advise lists the advisory warnings for op.
+func (c *Capabilities) Advise(op Op) []string {
+	var out []string
+	allowed := append(append([]string{}, c.Ops...), c.Allow...)
+	if len(allowed) > 0 && !contains(allowed, op.Name) {
+		out = append(out, fmt.Sprintf("capabilities: %s is not among the allowed ops", op.Name))
+	}
+	if contains(c.Deny, op.Name) {
+		out = append(out, fmt.Sprintf("capabilities: %s is denied", op.Name))
+	}
+	if op.Name == "rename_id" && c.IDs.Rename != nil && !*c.IDs.Rename {
+		out = append(out, "capabilities: ids.rename is false")
+	}
+	if list, ok := c.Blocks[op.anchor()]; ok && !contains(list, op.Name) {
+		out = append(out, fmt.Sprintf("capabilities: %s is not allowed on block %q", op.Name, op.anchor()))
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// capabilityWarnings reads the sidecar, if any, and returns per-op
+// warnings (a broken sidecar is a warning too, never a refusal).
+func (s *Store) capabilityWarnings(rel string, ops []Op) [][]any {
+	out := make([][]any, len(ops))
+	side := strings.TrimSuffix(rel, path.Ext(rel)) + ".capabilities.yml"
+	data, err := s.readAll(rel + ".capabilities.yml")
+	if err != nil {
+		data, err = s.readAll(side)
+	}
+	if err != nil {
+		return out
+	}
+	warn := func(msg string) any {
+		return taggedDiag{d: Diagnostic{Severity: SevWarning, Code: "capability-advisory", Message: msg}, phase: "pre", synthetic: true}
+	}
+	c, err := LoadCapabilities(data)
+	if err != nil {
+		out[0] = append(out[0], warn(err.Error()))
+		return out
+	}
+	for i, op := range ops {
+		for _, m := range c.Advise(op) {
+			out[i] = append(out[i], warn(m))
+		}
+	}
+	return out
+}
+
+func init() {
+	schemas.Register(
+		schemas.Entry{Name: "doc-read", Tag: "noma-read-doc/v1", Description: "read_doc / git gloss doc read: a document's blocks in pre-order (Annex B).", Type: schemas.TypeOf[ReadResult]()},
+		schemas.Entry{Name: "doc-ids", Tag: "noma-list-ids/v1", Description: "list_ids / git gloss doc ids: ids in document order and aliases (Annex B).", Type: schemas.TypeOf[IDsResult]()},
+		schemas.Entry{Name: "doc-check", Tag: "noma-validate-doc/v1", Description: "validate_doc / git gloss doc check: ok and diagnostics (Annex B).", Type: schemas.TypeOf[CheckResult]()},
+		schemas.Entry{Name: "doc-patch", Tag: "noma-patch-block/v1", Description: "patch_block / git gloss doc patch: the new state, or {ok:false, error, code} (Annex B).", Type: schemas.TypeOf[PatchResult]()},
+		schemas.Entry{Name: "doc-transcript-record", Tag: "noma-transcript/v1.0", Description: "One record of a <file>.patches transcript.", Type: schemas.TypeOf[Record]()},
+		schemas.Entry{Name: "doc-verify", Tag: "gloss-doc-verify/v1", Description: "git gloss doc verify: the Annex C conformance run.", Type: schemas.TypeOf[VerifyReport]()},
+		schemas.Entry{Name: "doc-transcript", Tag: "noma-transcript-read/v1", Description: "transcript_read / git gloss doc log: a document's transcript records.", Type: schemas.TypeOf[TranscriptResult]()},
+		schemas.Entry{Name: "doc-replay", Tag: "noma-replay/v1", Description: "git gloss doc replay: the transcript re-applied from its base.", Type: schemas.TypeOf[ReplayResult]()},
+	)
+}
