@@ -245,8 +245,10 @@ func (c *DocPatchCmd) Run(g *Globals) error {
 			if rec != nil {
 				s.printf("  %s → %s, recorded in %s\n", rec.PreSHA, rec.PostSHA, filepath.Base(c.File)+".patches")
 			}
-			for _, d := range res.Diagnostics {
-				s.printf("  %s [%s] %s\n", d.Severity, d.Code, d.Message)
+			if res.Diagnostics != nil {
+				for _, d := range *res.Diagnostics {
+					s.printf("  %s [%s] %s\n", d.Severity, d.Code, d.Message)
+				}
 			}
 		}); err != nil {
 			return err

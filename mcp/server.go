@@ -59,6 +59,7 @@ var toolsets = []toolset{
 	{"annotations", registerAnnotations},
 	{"notebook", registerNotebook},
 	{"tasks", registerTasks},
+	{"documents", registerDocuments},
 }
 
 // ToolsetNames lists the toolsets a user may pick from.

@@ -289,13 +289,13 @@ type PatchRequest struct {
 // PatchResult is patch_block's answer: ok with the new state, or a
 // protocol error {ok:false, error, code}.
 type PatchResult struct {
-	OK             bool         `json:"ok"`
-	Error          string       `json:"error,omitempty"`
-	Code           string       `json:"code,omitempty"`
-	PostValidation string       `json:"post_validation,omitempty" jsonschema:"ok, warn or error"`
-	Transcript     any          `json:"transcript_entry,omitempty" jsonschema:"the transcript record written (the last one for a list)"`
-	Diagnostics    []Diagnostic `json:"diagnostics,omitempty"`
-	Entries        int          `json:"entries,omitempty" jsonschema:"patch_block_list: how many ops were applied"`
+	OK             bool          `json:"ok"`
+	Error          string        `json:"error,omitempty"`
+	Code           string        `json:"code,omitempty"`
+	PostValidation string        `json:"post_validation,omitempty" jsonschema:"ok, warn or error"`
+	Transcript     any           `json:"transcript_entry,omitempty" jsonschema:"the transcript record written (the last one for a list)"`
+	Diagnostics    *[]Diagnostic `json:"diagnostics,omitempty" jsonschema:"the post-patch diagnostics (ok:true only)"`
+	Entries        int           `json:"entries,omitempty" jsonschema:"patch_block_list: how many ops were applied"`
 }
 
 // Record is one transcript record (v1.0), keys in protocol order.
@@ -438,7 +438,7 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if last != nil {
+		if last != nil && res.OK {
 			res.Transcript = last
 		}
 		return res, nil
@@ -536,15 +536,11 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 	if postDiags == nil {
 		postDiags = []Diagnostic{}
 	}
-	res := &PatchResult{OK: true, PostValidation: postVal, Diagnostics: postDiags}
+	res := &PatchResult{OK: true, PostValidation: postVal, Diagnostics: &postDiags}
 	if len(req.Ops) > 1 {
 		res.Entries = len(req.Ops)
 	}
-	r, err := finish(res)
-	if r != nil && r.Diagnostics == nil {
-		r.Diagnostics = []Diagnostic{}
-	}
-	return r, err
+	return finish(res)
 }
 
 func opJSON(op Op) any {
