@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/noma"
 )
@@ -138,7 +140,7 @@ type DocCheckCmd struct {
 }
 
 // Run validates.
-func (c *DocCheckCmd) Run(g *Globals) error {
+func (c *DocCheckCmd) Run(k *kong.Context, g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
 		file := g.docFile(c.File)
 		res, err := st.Check(file, noma.ValidateOptions{IgnoreRules: c.IgnoreRule, Profiles: c.Profile, SkipEvidenceForClaims: c.NoEvidence})
@@ -172,7 +174,7 @@ func (c *DocCheckCmd) Run(g *Globals) error {
 			return err
 		}
 		if !res.OK {
-			return &fault.Error{Kind: fault.Check, Err: errSilent}
+			return checkFailed(k)
 		}
 		return nil
 	})
@@ -193,7 +195,7 @@ type DocPatchCmd struct {
 }
 
 // Run patches.
-func (c *DocPatchCmd) Run(g *Globals) error {
+func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 	var data []byte
 	switch {
 	case c.Op != "" && c.Ops != "":
@@ -254,7 +256,7 @@ func (c *DocPatchCmd) Run(g *Globals) error {
 			return err
 		}
 		if !res.OK {
-			return &fault.Error{Kind: fault.Check, Err: errSilent}
+			return checkFailed(k)
 		}
 		return nil
 	})
@@ -293,7 +295,7 @@ type DocReplayCmd struct {
 }
 
 // Run replays.
-func (c *DocReplayCmd) Run(g *Globals) error {
+func (c *DocReplayCmd) Run(k *kong.Context, g *Globals) error {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
@@ -327,7 +329,7 @@ func (c *DocReplayCmd) Run(g *Globals) error {
 		return err
 	}
 	if !res.OK {
-		return &fault.Error{Kind: fault.Check, Err: errSilent}
+		return checkFailed(k)
 	}
 	return nil
 }
@@ -347,7 +349,7 @@ type DocVerifyCmd struct {
 // Run runs the harness: PASS/FAIL/SKIP per fixture, sorted by path, then
 // the summary; exit 0 when all pass, 1 on a failure, 2 for a missing or
 // absent directory.
-func (c *DocVerifyCmd) Run(g *Globals) error {
+func (c *DocVerifyCmd) Run(k *kong.Context, g *Globals) error {
 	if c.Dir == "" {
 		fmt.Fprintln(g.stderr, "noma verify: <fixture-dir> required")
 		return &fault.Error{Kind: fault.Usage, Err: errSilent}
@@ -377,7 +379,15 @@ func (c *DocVerifyCmd) Run(g *Globals) error {
 		return err
 	}
 	if rep.Failed > 0 {
-		return &fault.Error{Kind: fault.Check, Err: errSilent}
+		return checkFailed(k)
 	}
+	return nil
+}
+
+// checkFailed ends a command whose answer (already printed, JSON or
+// human) is negative: exit 1, with nothing more on stdout, so that --json
+// prints exactly the answer the MCP tool returns.
+func checkFailed(k *kong.Context) error {
+	k.Kong.Exit(ExitCheck)
 	return nil
 }

@@ -1,0 +1,265 @@
+package noma_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/fixtures"
+)
+
+func runIn(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(fixtures.Binary(t), args...)
+	cmd.Dir = dir
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+// The built binary runs the Annex C harness on the committed corpus: one
+// PASS line per fixture sorted by path, a blank line, the summary, exit 0.
+func TestVerifyBinaryOnCorpus(t *testing.T) {
+	root := fixtures.ModuleRoot()
+	out, errOut, code := runIn(t, root, "doc", "verify", "fixtures/noma-conformance")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	var names []string
+	for _, track := range []string{"invalid", "patch", "patch-error", "valid"} {
+		entries, _ := os.ReadDir(filepath.Join(root, "fixtures/noma-conformance", track))
+		for _, e := range entries {
+			names = append(names, "fixtures/noma-conformance/"+track+"/"+e.Name())
+		}
+	}
+	sort.Strings(names)
+	var want []string
+	for _, n := range names {
+		want = append(want, "PASS  "+n)
+	}
+	want = append(want, "", "40 fixtures, 40 passed")
+	if got := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("output:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+	js, _, code := runIn(t, root, "doc", "verify", "fixtures/noma-conformance", "--json")
+	var rep struct {
+		Total, Passed, Failed int
+		Schema                string `json:"$schema"`
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil || code != 0 || rep.Total != 40 || rep.Passed != 40 || rep.Schema != "gloss-doc-verify/v1" {
+		t.Errorf("--json: %s (exit %d, %v)", js, code, err)
+	}
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVerifyHarnessExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(fixtures.ModuleRoot(), "fixtures/noma-conformance")
+	copyDir(t, filepath.Join(corpus, "patch/delete_block"), filepath.Join(dir, "fx/deep/nest/b-broken"))
+	copyDir(t, filepath.Join(corpus, "valid/basic-section"), filepath.Join(dir, "fx/a-ok"))
+	copyDir(t, filepath.Join(corpus, "valid/basic-section"), filepath.Join(dir, "fx/a-ok/inner-not-entered"))
+	_ = os.WriteFile(filepath.Join(dir, "fx/deep/nest/b-broken/expected.post.noma"), []byte("nope\n"), 0o644)
+	_ = os.MkdirAll(filepath.Join(dir, "fx/c-bare"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "fx/c-bare/input.noma"), []byte("# x\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "fx/input.noma"), []byte("# root never counts\n"), 0o644)
+
+	out, _, code := runIn(t, dir, "doc", "verify", "fx")
+	lines := strings.Split(out, "\n")
+	if code != 1 || len(lines) < 5 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if lines[0] != "PASS  fx/a-ok" || !strings.HasPrefix(lines[1], "SKIP  fx/c-bare  — ") ||
+		!strings.HasPrefix(lines[2], "FAIL  fx/deep/nest/b-broken  — patch output mismatch") || !strings.HasSuffix(out, "\n\n3 fixtures, 1 passed, 1 skipped\n") {
+		t.Errorf("output:\n%s", out)
+	}
+	_, errOut, code := runIn(t, dir, "doc", "verify")
+	if code != 2 || errOut != "noma verify: <fixture-dir> required\n" {
+		t.Errorf("missing argument: exit %d, %q", code, errOut)
+	}
+	_, errOut, code = runIn(t, dir, "doc", "verify", "absent")
+	if code != 2 || errOut != "noma verify: absent does not exist\n" {
+		t.Errorf("absent directory: exit %d, %q", code, errOut)
+	}
+}
+
+const planDoc = `---
+title: Plan
+profile: research
+---
+
+# Plan
+
+::claim{id="c1" confidence=0.5}
+The market is worth ten billion.
+::
+
+::evidence{for="c1"}
+A survey of 40 firms.
+::
+
+::table{id="t1" header}
+Name | Score
+Alice | 92
+::
+
+See [[c1]] and [[missing-block]].
+`
+
+// CLI --json and the MCP tools answer with the same bytes; patch errors
+// are results {ok:false, error, code}; system faults are isError.
+func TestCLIAndMCPAgree(t *testing.T) {
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("plan", map[string]string{"docs/plan.noma": planDoc})
+	session := fx.StartMCP("--toolsets", "documents")
+	for _, tc := range []struct {
+		tool string
+		cli  []string
+	}{
+		{"read_doc", []string{"doc", "read", "docs/plan.noma"}},
+		{"list_ids", []string{"doc", "ids", "docs/plan.noma"}},
+		{"validate_doc", []string{"doc", "check", "docs/plan.noma"}},
+	} {
+		res := session.Call(tc.tool, map[string]any{"file": "docs/plan.noma"})
+		abs := session.Call(tc.tool, map[string]any{"file": fx.Path("docs/plan.noma")})
+		if res.IsError || abs.Text != res.Text {
+			t.Fatalf("%s: %s / %s", tc.tool, res.Text, abs.Text)
+		}
+		cli, _ := fx.Gloss(append(tc.cli, "--json")...)
+		if res.Text != strings.TrimRight(cli, "\n") {
+			t.Errorf("%s differs:\nmcp %s\ncli %s", tc.tool, res.Text, cli)
+		}
+		var sc, text any
+		scData, _ := json.Marshal(res.Raw.StructuredContent)
+		_ = json.Unmarshal(scData, &sc)
+		_ = json.Unmarshal([]byte(res.Text), &text)
+		if !reflect.DeepEqual(sc, text) {
+			t.Errorf("%s: structuredContent %s", tc.tool, scData)
+		}
+	}
+	check := session.Call("validate_doc", map[string]any{"file": "docs/plan.noma"})
+	if !strings.Contains(check.Text, `"ok":false`) || !strings.Contains(check.Text, `"code":"broken-reference"`) {
+		t.Errorf("validate_doc: %s", check.Text)
+	}
+	human, err := fx.Gloss("doc", "check", "docs/plan.noma", "--ignore-rule", "broken-reference,no-such-rule")
+	if err != nil || !strings.Contains(human, "INFO [unknown-ignore-rule]") || strings.Contains(human, "broken-reference]") {
+		t.Errorf("--ignore-rule: %v\n%s", err, human)
+	}
+	human, err = fx.Gloss("doc", "check", "docs/plan.noma")
+	if err == nil || !strings.Contains(human, "ERROR [broken-reference] docs/plan.noma:21:1: ") {
+		t.Errorf("check exits 1 on errors and prints SEVERITY [code] file:line:col: %v\n%s", err, human)
+	}
+
+	bad := session.Call("patch_block", map[string]any{"file": "docs/plan.noma", "op": map[string]any{"op": "rename_id", "from": "c1", "to": "t1"}})
+	if bad.IsError || bad.Text != `{"ok":false,"error":"id \"t1\" exists","code":"id_conflict"}` {
+		t.Errorf("patch error envelope: %+v", bad)
+	}
+	ok := session.Call("patch_block", map[string]any{"file": "docs/plan.noma", "op": map[string]any{"op": "update_table_cell", "id": "t1", "row": 0, "column": "Score", "value": "95"},
+		"actor": map[string]any{"kind": "agent", "name": "claude", "model": "m"}, "reason": "fresh score"})
+	if ok.IsError || !strings.HasPrefix(ok.Text, `{"ok":true,"post_validation":"error","transcript_entry":{"protocol_version":"1.0"`) {
+		t.Errorf("patch_block: %s", ok.Text)
+	}
+	if !strings.Contains(fx.Read("docs/plan.noma"), "| Alice | 95 |\n") {
+		t.Errorf("not written:\n%s", fx.Read("docs/plan.noma"))
+	}
+	list := session.Call("patch_block_list", map[string]any{"file": "docs/plan.noma", "ops": []any{
+		map[string]any{"op": "update_attribute", "id": "c1", "key": "confidence", "value": 0.8},
+		map[string]any{"op": "delete_block", "id": "nope"},
+	}})
+	if list.IsError || !strings.Contains(list.Text, `"code":"target_missing"`) || strings.Contains(fx.Read("docs/plan.noma"), "0.8") {
+		t.Errorf("patch_block_list must be atomic: %s", list.Text)
+	}
+	for _, p := range []string{"../outside.noma", "/etc/passwd", ".git/config"} {
+		r := session.Call("patch_block", map[string]any{"file": p, "op": map[string]any{"op": "delete_block", "id": "c1"}})
+		if !r.IsError {
+			t.Errorf("%s: system faults are isError: %s", p, r.Text)
+		}
+	}
+	r := session.Call("patch_block", map[string]any{"file": "docs/plan.noma", "expected_sha": "zz", "op": map[string]any{"op": "delete_block", "id": "c1"}})
+	if !r.IsError {
+		t.Errorf("malformed expected_sha is refused: %s", r.Text)
+	}
+	tr := session.Call("transcript_read", map[string]any{"file": "docs/plan.noma"})
+	cli, _ := fx.Gloss("doc", "log", "docs/plan.noma", "--json")
+	if tr.IsError || tr.Text != strings.TrimRight(cli, "\n") || !strings.Contains(tr.Text, `"chain_ok":true`) {
+		t.Errorf("transcript_read vs doc log --json:\n%s\n%s", tr.Text, cli)
+	}
+	var trr struct{ Records []map[string]any }
+	_ = json.Unmarshal([]byte(tr.Text), &trr)
+	if len(trr.Records) != 4 {
+		t.Errorf("%d records, want 4 (id_conflict, applied, aborted, target_missing)", len(trr.Records))
+	}
+}
+
+// Patches through the CLI, committed; replay finds the base in git
+// history and reproduces the file byte for byte.
+func TestReplayFromGitHistory(t *testing.T) {
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("plan", map[string]string{"plan.noma": strings.ReplaceAll(planDoc, "\n", "\r\n")})
+	for _, o := range []string{
+		`{"op":"update_attribute","id":"c1","key":"confidence","value":0.8}`,
+		`{"op":"rename_id","from":"c1","to":"market"}`,
+		`{"op":"add_comment","id":"k1","target":"market","content":"Source?","author":"rev"}`,
+	} {
+		fx.MustGloss("doc", "patch", "plan.noma", "--op", o, "--actor-name", "dev", "--reason", "test")
+	}
+	got := fx.Read("plan.noma")
+	if !strings.Contains(got, "A survey of 40 firms.\r\n") || !strings.Contains(got, "::evidence{for=\"market\"}\r\n") {
+		t.Errorf("CRLF lost or rename missed:\n%q", got)
+	}
+	fx.Commit("patched", nil)
+	out := fx.MustGloss("doc", "replay", "plan.noma")
+	if !strings.Contains(out, "replayed 3 applied op(s)") || !strings.Contains(out, "(commit:") {
+		t.Errorf("replay: %s", out)
+	}
+	log := fx.MustGloss("doc", "log", "plan.noma")
+	if n := len(fixtures.Lines(log)); n != 3 || !strings.Contains(log, "rename_id") || !strings.Contains(log, "c1 → market") || !strings.Contains(log, "human:dev") {
+		t.Errorf("log:\n%s", log)
+	}
+	// a transcript whose op was edited no longer replays
+	tp := fx.Path("plan.noma.patches")
+	data, _ := os.ReadFile(tp)
+	_ = os.WriteFile(tp, bytes.Replace(data, []byte(`"value":0.8`), []byte(`"value":0.7`), 1), 0o644)
+	out, err := fx.Gloss("doc", "replay", "plan.noma")
+	if err == nil || !strings.Contains(out, "replay failed") {
+		t.Errorf("tampered transcript replays: %v\n%s", err, out)
+	}
+	if log := fx.MustGloss("doc", "log", "plan.noma"); !strings.Contains(log, "chain is broken") {
+		t.Errorf("log does not flag the broken chain:\n%s", log)
+	}
+}
