@@ -50,7 +50,7 @@ func ParseWith(src string, opts Options) (*Node, error) {
 	if doc.EndLine < 1 {
 		doc.EndLine = 1
 	}
-	p := &parser{lines: lines, seen: map[string]bool{}}
+	p := &parser{lines: lines, seen: map[string]bool{}, next: map[string]int{}}
 	start := 0
 	var fm *Node
 	if len(lines) > 0 && reFMFence.MatchString(lines[0]) {
@@ -91,6 +91,7 @@ func cleanYAMLError(err error) error {
 type parser struct {
 	lines []string
 	seen  map[string]bool
+	next  map[string]int // first suffix worth trying per slug
 }
 
 // colonRun counts the leading colons of s.
@@ -352,11 +353,8 @@ func (p *parser) blocks(start, end, depth int, top bool) []*Node {
 			j := i
 			for j < end && isQuote(p.lines[j]) {
 				s := p.lines[j][1:]
-				if s != "" {
-					r := []rune(s)
-					if isJSSpace(r[0]) && (r[0] == ' ' || r[0] == '\t') {
-						s = string(r[1:])
-					}
+				if s != "" && (s[0] == ' ' || s[0] == '\t') {
+					s = s[1:]
 				}
 				ql = append(ql, s)
 				j++
@@ -430,13 +428,14 @@ func (p *parser) heading(m []string, i int, top bool) *Node {
 		slug := Slugify(n.Title)
 		if top {
 			if p.seen[slug] {
-				for k := 2; ; k++ {
-					c := slug + "-" + strconv.Itoa(k)
-					if !p.seen[c] {
-						slug = c
-						break
-					}
+				// the first unseen slug-2, slug-3, …; the seen-set only
+				// grows, so the search resumes where it last stopped
+				k := max(p.next[slug], 2)
+				for p.seen[slug+"-"+strconv.Itoa(k)] {
+					k++
 				}
+				p.next[slug] = k + 1
+				slug = slug + "-" + strconv.Itoa(k)
 			}
 			p.seen[slug] = true
 		}

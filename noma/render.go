@@ -14,7 +14,15 @@ var reManyNewlines = regexp.MustCompile(`\n{3,}`)
 // tree.
 func Render(doc *Node) string {
 	var parts []string
-	for _, c := range doc.Children {
+	for i, c := range doc.Children {
+		if c.Type == TypeFrontmatter && strings.Trim(c.Raw, "\n") == "" {
+			continue // only blank lines: the cleanup below would empty it anyway
+		}
+		if i == 0 && c.Type == TypeBreak {
+			// "---" on line 1 would open frontmatter on re-parse
+			parts = append(parts, "***")
+			continue
+		}
 		parts = append(parts, renderNode(c, 2, doc.Meta))
 	}
 	out := strings.Join(parts, "\n\n")
@@ -62,6 +70,12 @@ func renderNode(n *Node, depth int, meta map[string]any) string {
 		}
 		return b.String()
 	case TypeDirective:
+		// A content line made only of colons (or an opener at too shallow
+		// a depth) must not close the directive on re-parse: use a deeper
+		// fence than any such line (the reference does not; DEVIATIONS.md).
+		if r := colonLines(n, depth); r >= depth {
+			depth = r + 1
+		}
 		fence := strings.Repeat(":", depth)
 		open := fence + n.Name + formatAttrs(n.Attrs)
 		if len(n.Children) == 0 {
@@ -164,4 +178,23 @@ func renderTable(n *Node) string {
 		lines = append(lines, row(r))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// colonLines is the longest colon run among the colon-only and opener
+// lines in n's descendant paragraphs that have at least min colons.
+func colonLines(n *Node, min int) int {
+	best := 0
+	for _, c := range n.Children {
+		switch c.Type {
+		case TypeParagraph:
+			for _, l := range strings.Split(c.Text, "\n") {
+				if r := colonRun(l); r >= min && r > best && (isColonOnly(l) || matchOpener(l) != nil) {
+					best = r
+				}
+			}
+		case TypeDirective:
+			best = max(best, colonLines(c, min))
+		}
+	}
+	return best
 }

@@ -159,6 +159,11 @@ func formatAttr(a Attr) string {
 		}
 		return a.Key + "=false"
 	case float64:
+		if m := math.Abs(v); m >= 1e21 || m < 1e-6 && m != 0 {
+			// JS prints these in exponent form, which reads back as a
+			// string; written in full they stay numbers (DEVIATIONS.md).
+			return a.Key + "=" + strconv.FormatFloat(v, 'f', -1, 64)
+		}
 		return a.Key + "=" + jsNumber(v)
 	case string:
 		if strings.Contains(v, `"`) && !strings.Contains(v, "'") {

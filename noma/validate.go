@@ -104,21 +104,22 @@ var (
 )
 
 type validator struct {
-	opts     ValidateOptions
-	doc      *Node
-	out      []Diagnostic
-	ids      map[string]*Node
-	aliases  map[string]bool
-	profiles []string
-	known    map[string]bool // active known profiles
-	datasets map[string][]string
-	now      time.Time
-	stale    int
+	opts      ValidateOptions
+	doc       *Node
+	out       []Diagnostic
+	ids       map[string]*Node
+	aliases   map[string]bool
+	profiles  []string
+	known     map[string]bool // active known profiles
+	datasets  map[string][]string
+	suggested map[string]string
+	now       time.Time
+	stale     int
 }
 
 // Validate checks a parsed document.
 func Validate(doc *Node, opts ValidateOptions) []Diagnostic {
-	v := &validator{opts: opts, doc: doc, ids: map[string]*Node{}, aliases: map[string]bool{}, known: map[string]bool{}, datasets: map[string][]string{}}
+	v := &validator{opts: opts, doc: doc, ids: map[string]*Node{}, aliases: map[string]bool{}, known: map[string]bool{}, datasets: map[string][]string{}, suggested: map[string]string{}}
 	v.now = opts.Now
 	if v.now.IsZero() {
 		v.now = time.Now()
@@ -265,9 +266,12 @@ func (v *validator) suggest(t string) string {
 	if len(t) <= 3 {
 		return ""
 	}
+	if s, ok := v.suggested[t]; ok {
+		return s
+	}
 	best, bestD, unique := "", 3, false
 	consider := func(c string) {
-		d := levenshtein(t, c)
+		d := boundedLevenshtein(t, c, bestD)
 		if d < bestD {
 			best, bestD, unique = c, d, true
 		} else if d == bestD && c != best {
@@ -280,27 +284,54 @@ func (v *validator) suggest(t string) string {
 	for a := range v.aliases {
 		consider(a)
 	}
-	if unique && bestD <= 2 {
-		return best
+	if !unique || bestD > 2 {
+		best = ""
 	}
-	return ""
+	v.suggested[t] = best
+	return best
 }
 
-func levenshtein(a, b string) int {
+// boundedLevenshtein is the edit distance of a and b when it is at most
+// limit, and limit+1 otherwise (a band of width limit, early exit).
+func boundedLevenshtein(a, b string, limit int) int {
 	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > limit || -d > limit {
+		return limit + 1
+	}
+	d := levenshteinBand(ra, rb, limit)
+	if d > limit {
+		return limit + 1
+	}
+	return d
+}
+
+func levenshteinBand(ra, rb []rune, limit int) int {
+	inf := limit + 1
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, inf)
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
+		lo, hi := max(1, i-limit), min(len(rb), i+limit)
+		cur[0] = min(i, inf)
+		if lo > 1 {
+			cur[lo-1] = inf
+		}
+		rowMin := cur[0]
+		for j := lo; j <= hi; j++ {
 			c := 1
 			if ra[i-1] == rb[j-1] {
 				c = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c, inf)
+			rowMin = min(rowMin, cur[j])
+		}
+		if hi < len(rb) {
+			cur[hi+1] = inf
+		}
+		if rowMin >= inf {
+			return inf
 		}
 		prev, cur = cur, prev
 	}
@@ -659,27 +690,34 @@ func (v *validator) computedDepth() {
 		}
 		return true
 	})
-	var depth func(id string, seen map[string]bool) int
-	depth = func(id string, seen map[string]bool) int {
-		if seen[id] {
-			return 1 << 20
+	const cycle = 1 << 20
+	memo := map[string]int{}
+	visiting := map[string]bool{}
+	var depth func(id string) int
+	depth = func(id string) int {
+		if d, ok := memo[id]; ok {
+			return d
+		}
+		if visiting[id] {
+			return cycle
 		}
 		ds, ok := deps[id]
 		if !ok {
 			return 0
 		}
-		seen[id] = true
-		defer delete(seen, id)
+		visiting[id] = true
 		best := 0
 		for _, d := range ds {
 			if _, computed := deps[d]; computed {
-				best = max(best, 1+depth(d, seen))
+				best = max(best, min(cycle, 1+depth(d)))
 			}
 		}
+		delete(visiting, id)
+		memo[id] = best
 		return best
 	}
 	for _, n := range nodes {
-		if d := depth(n.ID, map[string]bool{}); d > 2 {
+		if d := depth(n.ID); d > 2 {
 			v.add(SevWarning, "computed-chain-too-deep", n, "computed dependency chain deeper than 2, or a cycle")
 		}
 	}
