@@ -114,6 +114,9 @@ func FuzzParseRoundtrip(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
+		for _, l := range strings.Split(src, "\n") {
+			checkMatchers(t, l)
+		}
 		doc, err := Parse(src)
 		if err != nil || !utf8.ValidString(src) {
 			return // documents are UTF-8: the store refuses anything else

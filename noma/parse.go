@@ -111,6 +111,17 @@ func matchOpener(s string) []string {
 	if !strings.HasPrefix(s, "::") {
 		return nil
 	}
+	colons, name, group, ok := scanOpener(s)
+	if !ok || len(colons) > maxColons {
+		return nil
+	}
+	return []string{s, colons, name, group}
+}
+
+func matchOpenerRE(s string) []string {
+	if !strings.HasPrefix(s, "::") {
+		return nil
+	}
 	m := reOpener.FindStringSubmatch(s)
 	if m == nil || len(m[1]) > maxColons {
 		return nil
@@ -121,6 +132,17 @@ func matchOpener(s string) []string {
 func isColonOnly(s string) bool { return strings.HasPrefix(s, "::") && reColonOnly.MatchString(s) }
 
 func matchHeading(s string) []string {
+	if !strings.HasPrefix(s, "#") {
+		return nil
+	}
+	h, title, attrs, ok := scanHeading(s)
+	if !ok {
+		return nil
+	}
+	return []string{s, h, title, attrs}
+}
+
+func matchHeadingRE(s string) []string {
 	if !strings.HasPrefix(s, "#") {
 		return nil
 	}

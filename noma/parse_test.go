@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func ids(doc *Node) []string {
@@ -228,5 +229,57 @@ func TestJSNumber(t *testing.T) {
 		if got := jsNumber(f); got != want {
 			t.Errorf("jsNumber(%v) = %q, want %q", f, got, want)
 		}
+	}
+}
+
+// parseAttrsRE is the regular-expression form of parseAttrs's scan.
+func parseAttrsRE(s string) [][3]string {
+	var out [][3]string
+	for _, m := range reAttrToken.FindAllStringSubmatchIndex(s, -1) {
+		v, has := "", "0"
+		if m[4] >= 0 {
+			v, has = s[m[4]:m[5]], "1"
+		}
+		out = append(out, [3]string{s[m[2]:m[3]], v, has})
+	}
+	return out
+}
+
+func scanAttrsList(s string) [][3]string {
+	var out [][3]string
+	scanAttrs(s, func(k, v string, has bool) {
+		h := "0"
+		if has {
+			h = "1"
+		}
+		out = append(out, [3]string{k, v, h})
+	})
+	return out
+}
+
+// checkMatchers compares the hand-written matchers with their regular
+// expressions on one line.
+func checkMatchers(t *testing.T, l string) {
+	if a, b := matchOpener(l), matchOpenerRE(l); !reflect.DeepEqual(a, b) {
+		t.Fatalf("opener %q: scan %q, regexp %q", l, a, b)
+	}
+	if a, b := matchHeading(l), matchHeadingRE(l); !reflect.DeepEqual(a, b) {
+		t.Fatalf("heading %q: scan %q, regexp %q", l, a, b)
+	}
+	if a, b := scanAttrsList(l), parseAttrsRE(l); !reflect.DeepEqual(a, b) {
+		t.Fatalf("attrs %q: scan %q, regexp %q", l, a, b)
+	}
+	if utf8.ValidString(l) {
+		if a, b := Slugify(l), slugifyRE(l); a != b {
+			t.Fatalf("slug %q: fast %q, regexp %q", l, a, b)
+		}
+	}
+}
+
+func TestMatchersAgree(t *testing.T) {
+	for _, l := range []string{"::a", "::a{b}", ":: a {b} ", "::a::b{x}", "::a::", "::a {x} y", "::a{x}}", "::a{x}}  ", "::-a", ":::a\u00a0{x}\u3000",
+		"#", "# ", "#  ", "# T", "#T", "####### T", "# T {x}", "# T {}", "# {x}", "# T {a {b}", "# T  {x}  ", "# T {x} {y}", "# T {x}}", "#\tT\t{id=\"a\"}", "# T\u00a0{x}",
+		`a="x", b=1`, `a = "x"`, `-a=1`, `a="unclosed b=2`, `a='x' b="y"`, "a=\u00a0b", "a=é b", `9ab=1`, "Hello, World!", "Café Ünïcode ﬁ ①", " --x-- y "} {
+		checkMatchers(t, l)
 	}
 }

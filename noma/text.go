@@ -52,7 +52,11 @@ var (
 // does: lower-case, NFKD, combining marks U+0300–U+036F removed, anything
 // but a-z, 0-9, whitespace and '-' removed, whitespace runs to '-', '-'
 // runs collapsed, one leading and one trailing '-' stripped.
-func Slugify(s string) string {
+func Slugify(s string) string { return slugifyFast(s) }
+
+// slugifyRE is the regular-expression form of Slugify (kept to check the
+// fast one).
+func slugifyRE(s string) string {
 	s = strings.ToLower(s)
 	s = norm.NFKD.String(s)
 	s = strings.Map(func(r rune) rune {
@@ -125,11 +129,9 @@ var reAttrToken = regexp.MustCompile(`([A-Za-z_][\w-]*)(?:=("[^"]*"|'[^']*'|[^` 
 // first position, values are coerced.
 func parseAttrs(s string) []Attr {
 	var out []Attr
-	for _, m := range reAttrToken.FindAllStringSubmatchIndex(s, -1) {
-		key := s[m[2]:m[3]]
+	scanAttrs(s, func(key, raw string, hasVal bool) {
 		var val any = true
-		if m[4] >= 0 {
-			raw := s[m[4]:m[5]]
+		if hasVal {
 			if len(raw) >= 2 && (raw[0] == '"' && raw[len(raw)-1] == '"' || raw[0] == '\'' && raw[len(raw)-1] == '\'') {
 				raw = raw[1 : len(raw)-1]
 			}
@@ -146,7 +148,7 @@ func parseAttrs(s string) []Attr {
 		if !dup {
 			out = append(out, Attr{key, val})
 		}
-	}
+	})
 	return out
 }
 
