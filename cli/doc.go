@@ -219,7 +219,15 @@ func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 	if err != nil {
 		return fault.Usagef("%v", err)
 	}
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
 	name := c.ActorName
+	if name == "" {
+		name, _, _ = repo.ConfigGet(g.ctx, "user.name")
+	}
 	if name == "" {
 		name = os.Getenv("USER")
 	}

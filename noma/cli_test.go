@@ -234,10 +234,10 @@ func TestReplayFromGitHistory(t *testing.T) {
 	for _, o := range []string{
 		`{"op":"update_attribute","id":"c1","key":"confidence","value":0.8}`,
 		`{"op":"rename_id","from":"c1","to":"market"}`,
-		`{"op":"add_comment","id":"k1","target":"market","content":"Source?","author":"rev"}`,
 	} {
 		fx.MustGloss("doc", "patch", "plan.noma", "--op", o, "--actor-name", "dev", "--reason", "test")
 	}
+	fx.MustGloss("doc", "patch", "plan.noma", "--op", `{"op":"add_comment","id":"k1","target":"market","content":"Source?","author":"rev"}`)
 	got := fx.Read("plan.noma")
 	if !strings.Contains(got, "A survey of 40 firms.\r\n") || !strings.Contains(got, "::evidence{for=\"market\"}\r\n") {
 		t.Errorf("CRLF lost or rename missed:\n%q", got)
@@ -248,7 +248,7 @@ func TestReplayFromGitHistory(t *testing.T) {
 		t.Errorf("replay: %s", out)
 	}
 	log := fx.MustGloss("doc", "log", "plan.noma")
-	if n := len(fixtures.Lines(log)); n != 3 || !strings.Contains(log, "rename_id") || !strings.Contains(log, "c1 → market") || !strings.Contains(log, "human:dev") {
+	if n := len(fixtures.Lines(log)); n != 3 || !strings.Contains(log, "rename_id") || !strings.Contains(log, "c1 → market") || !strings.Contains(log, "human:dev") || !strings.Contains(log, "human:"+fixtures.UserName) {
 		t.Errorf("log:\n%s", log)
 	}
 	// a transcript whose op was edited no longer replays
