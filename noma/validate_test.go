@@ -1,0 +1,112 @@
+package noma
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEveryCode has one document per diagnostic code, and checks that
+// the code is emitted with its severity.
+func TestEveryCode(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	cases := map[string]struct {
+		src  string
+		sev  string
+		opts ValidateOptions
+	}{
+		"duplicate-id":                         {"::note{id=\"a\"}\n::\n\n::note{id=\"a\"}\n::\n", "error", ValidateOptions{}},
+		"broken-reference":                     {"See [[nowhere]].\n", "error", ValidateOptions{}},
+		"unknown-profile":                      {"---\nprofile: nope\n---\n", "warning", ValidateOptions{}},
+		"out-of-profile-directive":             {"---\nprofiles: [minimal]\n---\n::claim{id=\"c\"}\nx\n::\n", "warning", ValidateOptions{}},
+		"claim-without-evidence":               {"::claim{id=\"c\"}\nx\n::\n", "warning", ValidateOptions{}},
+		"claim-invalid-confidence":             {"::claim{confidence=2}\nx\n::\n", "warning", ValidateOptions{}},
+		"claim-missing-confidence":             {"---\nprofile: research-memo\n---\n::claim\nx\n::\n", "warning", ValidateOptions{}},
+		"evidence-missing-for":                 {"::evidence\nx\n::\n", "warning", ValidateOptions{}},
+		"risk-without-owner":                   {"::risk\nx\n::\n", "warning", ValidateOptions{}},
+		"decision-without-status":              {"::decision\nx\n::\n", "warning", ValidateOptions{}},
+		"adr-missing-owner":                    {"---\nprofile: adr\n---\n::adr{status=ok}\nx\n::\n", "warning", ValidateOptions{}},
+		"adr-missing-date":                     {"---\nprofile: adr\n---\n::adr{status=ok owner=me}\nx\n::\n", "warning", ValidateOptions{}},
+		"adr-missing-decision":                 {"---\nprofile: adr\n---\n# Nothing decided\n", "warning", ValidateOptions{}},
+		"agent-task-without-scope":             {"::agent_task\n::\n", "warning", ValidateOptions{}},
+		"state-change-missing-block":           {"::state_change{from=a to=b}\n::\n", "warning", ValidateOptions{}},
+		"state-change-missing-from-to":         {"::note{id=\"n\"}\n::\n\n::state_change{block=\"n\"}\n::\n", "warning", ValidateOptions{}},
+		"change-request-invalid-action":        {"::note{id=\"n\"}\n::\n\n::change_request{target=\"n\" action=move}\n::\n", "warning", ValidateOptions{}},
+		"change-request-missing-revision-text": {"::note{id=\"n\"}\n::\n\n::change_request{target=\"n\" action=replace from=x}\n::\n", "warning", ValidateOptions{}},
+		"citation-missing-source":              {"::citation\nx\n::\n", "warning", ValidateOptions{}},
+		"stale-citation":                       {"::citation{url=\"u\" accessed=\"2020-01-01\"}\nx\n::\n", "warning", ValidateOptions{Now: now}},
+		"diagram-missing-kind":                 {"::diagram\nA --> B\n::\n", "warning", ValidateOptions{}},
+		"diagram-missing-source":               {"::diagram{kind=mermaid}\n::\n", "warning", ValidateOptions{}},
+		"plotly-missing-spec":                  {"::plotly\n::\n", "warning", ValidateOptions{}},
+		"plotly-invalid-json":                  {"::plotly\n{nope\n::\n", "error", ValidateOptions{}},
+		"figure-missing-alt":                   {"::figure{src=x.png}\n::\n", "warning", ValidateOptions{}},
+		"plot-missing-data":                    {"::plot\n::\n", "error", ValidateOptions{}},
+		"plot-unknown-dataset":                 {"::plot{dataset=\"d\"}\n::\n", "error", ValidateOptions{}},
+		"plot-unknown-column":                  {"::dataset{id=\"d\"}\nschema:\n  a: number\nrows:\n  - [1]\n::\n\n::plot{dataset=\"d\" column=\"b\"}\n::\n", "error", ValidateOptions{}},
+		"plot-mixed-delimiters":                {"::plot{data=\"1,2\" xlabels=\"a b\"}\n::\n", "warning", ValidateOptions{}},
+		"dataset-src-missing":                  {"::dataset{src=\"x.csv\"}\n::\n", "warning", ValidateOptions{}},
+		"escape-hatch-untrusted":               {"::html\n<b>x</b>\n::\n", "warning", ValidateOptions{}},
+		"memory-missing-type":                  {"::memory{id=\"m\"}\nx\n::\n", "error", ValidateOptions{}},
+		"memory-invalid-type":                  {"::memory{id=\"m\" type=dream}\nx\n::\n", "error", ValidateOptions{}},
+		"memory-invalid-confidence":            {"::memory{id=\"m\" type=user confidence=7}\nx\n::\n", "error", ValidateOptions{}},
+		"memory-invalid-last-seen":             {"::memory{id=\"m\" type=user last_seen=\"yesterday\"}\nx\n::\n", "error", ValidateOptions{}},
+		"memory-missing-id":                    {"::memory{type=user}\nx\n::\n", "error", ValidateOptions{}},
+		"memory-wikilink-non-memory-target":    {"---\nprofile: agent-memory\n---\n::note{id=\"n\"}\n::\n\nSee [[n]].\n", "warning", ValidateOptions{}},
+		"control-missing-default":              {"::control{id=\"c\" type=slider}\n::\n", "warning", ValidateOptions{}},
+		"control-out-of-range-default":         {"::control{id=\"c\" default=5 min=0 max=1}\n::\n", "warning", ValidateOptions{}},
+		"control-invalid-lock":                 {"::control{id=\"c\" default=0 lock=sometimes}\n::\n", "warning", ValidateOptions{}},
+		"computed-missing-formula":             {"::computed_metric{id=\"m\"}\n::\n", "warning", ValidateOptions{}},
+		"formula-parse-error":                  {"::computed_metric{id=\"m\" formula=\"1 + (2\"}\n::\n", "error", ValidateOptions{}},
+		"computed-unknown-dependency":          {"::computed_metric{id=\"m\" formula=\"price * qty\"}\n::\n", "error", ValidateOptions{}},
+		"computed-chain-too-deep": {"::control{id=\"p\" default=1}\n::\n\n::computed_metric{id=\"a\" formula=\"p\"}\n::\n\n::computed_metric{id=\"b\" formula=\"a\"}\n::\n\n" +
+			"::computed_metric{id=\"c\" formula=\"b\"}\n::\n\n::computed_metric{id=\"d\" formula=\"c\"}\n::\n", "warning", ValidateOptions{}},
+		"unknown-ignore-rule": {"# x\n", "info", ValidateOptions{IgnoreRules: []string{"not-a-rule"}}},
+	}
+	for _, code := range Codes {
+		c, ok := cases[code]
+		if !ok {
+			t.Errorf("no test document for %s", code)
+			continue
+		}
+		doc := mustParse(t, c.src)
+		var got []string
+		found := false
+		for _, d := range Validate(doc, c.opts) {
+			got = append(got, d.Severity+":"+d.Code)
+			if d.Code == code && d.Severity == c.sev {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: not emitted as %s; got %v", code, c.sev, got)
+		}
+	}
+	if len(Codes) != 45 {
+		t.Errorf("%d codes, want 45", len(Codes))
+	}
+}
+
+func TestNoverifyAndIgnore(t *testing.T) {
+	src := "::risk{noverify}\nx\n::\n\n::evidence{noverify}\nx\n::\n\n::claim{id=\"c\" noverify}\n[[zz]]\n::\n"
+	var codes []string
+	for _, d := range Validate(mustParse(t, src), ValidateOptions{}) {
+		codes = append(codes, d.Code)
+	}
+	slices.Sort(codes)
+	// noverify drops risk-without-owner and claim-without-evidence, keeps
+	// evidence-missing-for and the wikilink (counted twice: body and paragraph)
+	want := []string{"broken-reference", "broken-reference", "evidence-missing-for"}
+	if !slices.Equal(codes, want) {
+		t.Errorf("codes %v, want %v", codes, want)
+	}
+	ds := Validate(mustParse(t, src), ValidateOptions{IgnoreRules: []string{"broken-reference"}})
+	if len(ds) != 1 || ds[0].Code != "evidence-missing-for" {
+		t.Errorf("ignore: %v", ds)
+	}
+	// did you mean, with a fix on attribute sites of nodes with an id
+	ds = Validate(mustParse(t, "::claim{id=\"revenue\"}\nx\n::\n\n::comment{id=\"k\" target=\"revenu\"}\nok\n::\n\n::evidence{for=\"revenue\"}\ny\n::\n"), ValidateOptions{})
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, `did you mean "revenue"`) || ds[0].Fix == nil || ds[0].Fix.Key != "target" || ds[0].EndLine != 7 {
+		t.Errorf("suggestion: %+v", ds)
+	}
+}
