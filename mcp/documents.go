@@ -89,6 +89,9 @@ func decodeOne(m map[string]any) ([]noma.Op, []*noma.PatchError) {
 	if m == nil {
 		m = map[string]any{}
 	}
+	// Annex B: unknown keys of op are stripped, baseHash included; the
+	// block precondition comes from the base_hash input.
+	delete(m, "baseHash")
 	op, perr := noma.OpFromMap(m)
 	return []noma.Op{op}, []*noma.PatchError{perr}
 }

@@ -209,6 +209,10 @@ func TestCLIAndMCPAgree(t *testing.T) {
 			t.Errorf("%s: system faults are isError: %s", p, r.Text)
 		}
 	}
+	stale := session.Call("patch_block", map[string]any{"file": "docs/plan.noma", "base_hash": "deadbeef", "op": map[string]any{"op": "delete_block", "id": "c1", "baseHash": "ffffffff"}})
+	if stale.Text != `{"ok":false,"error":"block \"c1\" changed since baseHash deadbeef","code":"sha_mismatch"}` {
+		t.Errorf("base_hash (not op.baseHash) is the precondition: %s", stale.Text)
+	}
 	r := session.Call("patch_block", map[string]any{"file": "docs/plan.noma", "expected_sha": "zz", "op": map[string]any{"op": "delete_block", "id": "c1"}})
 	if !r.IsError {
 		t.Errorf("malformed expected_sha is refused: %s", r.Text)
@@ -220,8 +224,8 @@ func TestCLIAndMCPAgree(t *testing.T) {
 	}
 	var trr struct{ Records []map[string]any }
 	_ = json.Unmarshal([]byte(tr.Text), &trr)
-	if len(trr.Records) != 4 {
-		t.Errorf("%d records, want 4 (id_conflict, applied, aborted, target_missing)", len(trr.Records))
+	if len(trr.Records) != 5 {
+		t.Errorf("%d records, want 5 (id_conflict, applied, aborted, target_missing, sha_mismatch)", len(trr.Records))
 	}
 }
 
