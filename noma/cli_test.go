@@ -2,6 +2,7 @@ package noma_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/gloss-dev/gloss/fixtures"
 )
@@ -265,5 +269,62 @@ func TestReplayFromGitHistory(t *testing.T) {
 	}
 	if log := fx.MustGloss("doc", "log", "plan.noma"); !strings.Contains(log, "chain is broken") {
 		t.Errorf("log does not flag the broken chain:\n%s", log)
+	}
+}
+
+// Every documents tool's structuredContent validates against the output
+// schema it publishes (the TypeScript SDK client checks the same).
+func TestOutputSchemasHold(t *testing.T) {
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("plan", map[string]string{"plan.noma": planDoc})
+	session := fx.StartMCP("--toolsets", "documents")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := session.Session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Resolved{}
+	for _, tool := range list.Tools {
+		data, _ := json.Marshal(tool.OutputSchema)
+		var s jsonschema.Schema
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+		r, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: resolve: %v", tool.Name, err)
+		}
+		schemas[tool.Name] = r
+	}
+	if len(schemas) != 6 {
+		t.Fatalf("documents toolset has %d tools, want 6", len(schemas))
+	}
+	if schemas["patch_block"].Validate(map[string]any{"ok": "yes"}) == nil || schemas["read_doc"].Validate(map[string]any{}) == nil {
+		t.Fatalf("the schemas accept anything")
+	}
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"read_doc", map[string]any{"file": "plan.noma"}},
+		{"list_ids", map[string]any{"file": "plan.noma"}},
+		{"validate_doc", map[string]any{"file": "plan.noma"}},
+		{"patch_block", map[string]any{"file": "plan.noma", "op": map[string]any{"op": "update_attribute", "id": "c1", "key": "k", "value": true}}},
+		{"patch_block", map[string]any{"file": "plan.noma", "op": map[string]any{"op": "nope"}}},
+		{"patch_block_list", map[string]any{"file": "plan.noma", "ops": []any{map[string]any{"op": "remove_attribute", "id": "c1", "key": "k"}, map[string]any{"op": "rename_id", "from": "t1", "to": "tab"}}}},
+		{"transcript_read", map[string]any{"file": "plan.noma"}},
+	}
+	for _, c := range calls {
+		res := session.Call(c.tool, c.args)
+		if res.IsError || res.Raw.StructuredContent == nil {
+			t.Fatalf("%s: %s", c.tool, res.Text)
+		}
+		var v any
+		_ = json.Unmarshal([]byte(res.Text), &v)
+		if err := schemas[c.tool].Validate(v); err != nil {
+			t.Errorf("%s: %s does not match its output schema: %v", c.tool, res.Text, err)
+		}
 	}
 }
