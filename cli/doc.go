@@ -12,6 +12,7 @@ import (
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/noma"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // DocCmd groups the structured-document commands.
@@ -184,7 +185,7 @@ func (c *DocCheckCmd) Run(k *kong.Context, g *Globals) error {
 type DocPatchCmd struct {
 	File        string `arg:"" help:"The .noma document."`
 	Op          string `name:"op" help:"One op as JSON, e.g. '{\"op\":\"update_attribute\",\"id\":\"c1\",\"key\":\"confidence\",\"value\":0.9}'."`
-	Ops         string `name:"ops" placeholder:"FILE" help:"A JSON file (- for standard input) with an op, an array of ops or {ops:[…]}: applied atomically."`
+	Ops         string `name:"ops" placeholder:"FILE" help:"A JSON file in the repository (- for standard input) with an op, an array of ops or {ops:[…]}: applied atomically."`
 	Reason      string `name:"reason" help:"Why (recorded in the transcript)."`
 	ExpectedSHA string `name:"expected-sha" help:"Refuse unless the document's sha256 starts with these 8 hex digits."`
 	BaseSHA256  string `name:"base-sha256" help:"The document sha256 the change was based on (a drift warning if it differs)."`
@@ -196,6 +197,11 @@ type DocPatchCmd struct {
 
 // Run patches.
 func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
 	var data []byte
 	switch {
 	case c.Op != "" && c.Ops != "":
@@ -203,13 +209,22 @@ func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 	case c.Op != "":
 		data = []byte(c.Op)
 	case c.Ops == "-":
-		var err error
 		if data, err = io.ReadAll(io.LimitReader(g.stdin, 8<<20)); err != nil {
 			return err
 		}
 	case c.Ops != "":
-		var err error
-		if data, err = os.ReadFile(c.Ops); err != nil {
+		// like every path gloss takes, --ops stays inside the repository
+		rel, err := safepath.Clean(repo.Root(), g.docFile(c.Ops))
+		if err != nil {
+			return err
+		}
+		root, err := os.OpenRoot(repo.Root())
+		if err != nil {
+			return err
+		}
+		data, err = root.ReadFile(rel)
+		root.Close()
+		if err != nil {
 			return fault.Usagef("--ops: %v", err)
 		}
 	default:
@@ -219,11 +234,6 @@ func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 	if err != nil {
 		return fault.Usagef("%v", err)
 	}
-	repo, err := g.openRepo()
-	if err != nil {
-		return err
-	}
-	defer repo.Close()
 	name := c.ActorName
 	if name == "" {
 		name, _, _ = repo.ConfigGet(g.ctx, "user.name")

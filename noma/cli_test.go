@@ -328,3 +328,26 @@ func TestOutputSchemasHold(t *testing.T) {
 		}
 	}
 }
+
+func TestCLIOpsList(t *testing.T) {
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("plan", map[string]string{"plan.noma": planDoc,
+		"ops/bad.json":  `[{"op":"update_attribute","id":"c1","key":"k","value":1},{"op":"delete_block","id":"nope"}]`,
+		"ops/good.json": `{"ops":[{"op":"update_attribute","id":"c1","key":"k","value":1},{"op":"rename_id","from":"c1","to":"c9"}]}`})
+	out, err := fx.Gloss("doc", "patch", "plan.noma", "--ops", "ops/bad.json", "--json")
+	if err == nil || !strings.HasPrefix(out, `{"ok":false,"error":"no block \"nope\"","code":"target_missing"}`) || fx.Read("plan.noma") != planDoc {
+		t.Errorf("a failing list changes nothing: %v %s", err, out)
+	}
+	if _, err := fx.Gloss("doc", "patch", "plan.noma", "--ops", filepath.Join(t.TempDir(), "x.json")); err == nil {
+		t.Errorf("--ops outside the repository accepted")
+	}
+	fx.MustGloss("doc", "patch", "plan.noma", "--ops", fx.Path("ops/good.json"))
+	if !strings.Contains(fx.Read("plan.noma"), `::claim{id="c9" confidence=0.5 k=1}`) {
+		t.Errorf("list not applied:\n%s", fx.Read("plan.noma"))
+	}
+	log := fx.MustGloss("doc", "log", "plan.noma")
+	if strings.Count(log, "op_list_aborted") != 1 || strings.Count(log, "rejected") != 2 || strings.Count(log, "applied") != 2 {
+		t.Errorf("log:\n%s", log)
+	}
+}
