@@ -184,7 +184,19 @@ func (p *Patcher) span(n *Node) (int, int) {
 }
 
 // splice replaces lines [s, e] (inclusive; e = s-1 inserts) with repl.
+// In a CRLF document (its first line ends with \r) the new lines get a
+// \r too, so that the document keeps one line ending.
 func (p *Patcher) splice(s, e int, repl []string) {
+	if len(repl) > 0 && len(p.lines) > 1 && strings.HasSuffix(p.lines[0], "\r") {
+		crlf := make([]string, len(repl))
+		for i, l := range repl {
+			if !strings.HasSuffix(l, "\r") {
+				l += "\r"
+			}
+			crlf[i] = l
+		}
+		repl = crlf
+	}
 	out := make([]string, 0, len(p.lines)-(e-s+1)+len(repl))
 	out = append(out, p.lines[:s]...)
 	out = append(out, repl...)
