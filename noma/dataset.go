@@ -444,6 +444,8 @@ func (p *Patcher) datasetOp(doc *Node, op Op) error {
 	case "", "yaml", "yml":
 	case "csv", "tsv":
 		return p.delimitedOp(n, op, map[string]string{"csv": ",", "tsv": "\t"}[format])
+	case "json":
+		return p.jsonDatasetOp(n, op)
 	default:
 		return perr(CodeInvalidContent, "dataset format %q is not patchable", format)
 	}
