@@ -385,6 +385,7 @@ func (s *Store) Reset(ctx context.Context, id string) (*Message, error) {
 
 // Process is one run in task_work_list.
 type Process struct {
+	ProcessID   string `json:"process_id" jsonschema:"<task id>-<pid>, as task_work_start returned it"`
 	TaskID      string `json:"task_id"`
 	Title       string `json:"title"`
 	PID         int    `json:"pid"`
@@ -434,7 +435,7 @@ func (s *Store) Work(includeCompleted bool) (*WorkList, error) {
 		if err != nil {
 			continue
 		}
-		p := Process{TaskID: id, PID: run.PID, Branch: run.Branch, ExitCode: run.ExitCode}
+		p := Process{ProcessID: fmt.Sprintf("%s-%d", id, run.PID), TaskID: id, PID: run.PID, Branch: run.Branch, ExitCode: run.ExitCode}
 		if t, err := s.Resolve(id); err == nil {
 			p.Title = t.Title
 		}
@@ -455,6 +456,21 @@ func (s *Store) Work(includeCompleted bool) (*WorkList, error) {
 		}
 	}
 	return res, nil
+}
+
+// Only keeps the run with this process id (or task id).
+func (w *WorkList) Only(processID string) *WorkList {
+	if processID == "" {
+		return w
+	}
+	out := &WorkList{Schema: w.Schema, Processes: []Process{}, Summary: map[string]int{"running": 0, "exited": 0, "stale": 0}}
+	for _, p := range w.Processes {
+		if p.ProcessID == processID || p.TaskID == processID {
+			out.Processes = append(out.Processes, p)
+			out.Summary[p.Status]++
+		}
+	}
+	return out
 }
 
 // ReconcileResult says what a reconciliation pass did.
