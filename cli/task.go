@@ -133,7 +133,7 @@ func (c *TaskAddCmd) Run(g *Globals) error {
 			return err
 		}
 		return g.emit(res, func(st *styler) {
-			st.printf("%s %s  %s\n", res.Message, st.dim(res.Path), lightOf(st, res.Lint.TrafficLight))
+			st.printf("%s %s  %s %s\n", res.Message, st.dim(res.Path), st.dim("lint"), lightOf(st, res.Lint.TrafficLight))
 			for _, sg := range res.Lint.Suggestions {
 				st.printf("  %s %s\n", st.dim("hint:"), sg)
 			}
@@ -236,7 +236,11 @@ func (c *TaskStatusCmd) Run(g *Globals) error {
 				st.println(res.Brief)
 				return
 			}
-			st.printf("%s tasks\n", st.bold(fmt.Sprint(res.Total)))
+			noun := "tasks"
+			if res.Total == 1 {
+				noun = "task"
+			}
+			st.printf("%s %s\n", st.bold(fmt.Sprint(res.Total)), noun)
 			for _, name := range tasks.Statuses {
 				if n := res.Counts[name]; n > 0 {
 					st.printf("  %-26s %d\n", statusOf(st, name), n)

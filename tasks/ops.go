@@ -52,7 +52,7 @@ func summarize(g graph, t *Task) Summary {
 func (s *Store) active() ([]*Task, graph, error) {
 	all, err := s.load()
 	if err != nil {
-		return nil, nil, err
+		return nil, graph{}, err
 	}
 	return all, newGraph(all), nil
 }
@@ -362,7 +362,7 @@ func (s *Store) Add(ctx context.Context, in AddInput) (*AddResult, error) {
 	}
 	_ = all
 	for _, d := range in.DependsOn {
-		if _, ok := g[d]; !ok {
+		if _, ok := g.byID[d]; !ok {
 			return nil, fault.NotFoundf("Task not found: %s", d)
 		}
 	}
@@ -393,7 +393,7 @@ func (s *Store) Add(ctx context.Context, in AddInput) (*AddResult, error) {
 	if err := s.record(ctx, id, "created", t.Path); err != nil {
 		return nil, err
 	}
-	g[id] = t
+	g.add(t)
 	return &AddResult{Schema: schemaTag, TaskID: id, Path: t.Path, Message: "Created task: " + id, Lint: s.lint(g, t)}, nil
 }
 
@@ -461,7 +461,7 @@ func (s *Store) Update(ctx context.Context, in UpdateInput) (*Message, error) {
 			return nil, err
 		}
 		for _, d := range in.DependsOn {
-			if _, ok := g[d]; !ok {
+			if _, ok := g.byID[d]; !ok {
 				return nil, fault.NotFoundf("Task not found: %s", d)
 			}
 		}
