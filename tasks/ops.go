@@ -529,7 +529,7 @@ func (s *Store) Cancel(ctx context.Context, id string) (*Message, error) {
 	if t.Status == "cancelled" {
 		return nil, fault.Checkf("Task '%s' is already cancelled", t.ID)
 	}
-	if err := s.stopRun(t.ID); err != nil {
+	if t, err = s.stop(ctx, t.ID); err != nil {
 		return nil, err
 	}
 	if err := s.transition(ctx, t, "cancelled", false); err != nil {

@@ -243,13 +243,7 @@ func (s *Store) Pause(ctx context.Context, id string) (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.stopRun(t.ID); err != nil {
-		return nil, err
-	}
-	if err := s.settle(ctx, t.ID); err != nil {
-		return nil, err
-	}
-	if t, err = s.Resolve(t.ID); err != nil {
+	if t, err = s.stop(ctx, t.ID); err != nil {
 		return nil, err
 	}
 	if t.Status == "in_progress" {
@@ -258,6 +252,18 @@ func (s *Store) Pause(ctx context.Context, id string) (*Message, error) {
 		}
 	}
 	return message(t.ID, "Successfully paused work for task '%s'", t.ID), nil
+}
+
+// stop stops a task's agent, settles its run and returns the task as it
+// is afterwards.
+func (s *Store) stop(ctx context.Context, id string) (*Task, error) {
+	if err := s.stopRun(id); err != nil {
+		return nil, err
+	}
+	if err := s.settle(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.Resolve(id)
 }
 
 // settle reconciles a run whose supervisor is gone (it may have crashed
@@ -301,13 +307,7 @@ func (s *Store) Takeover(ctx context.Context, id string, force bool) (*TakeoverR
 	if !s.alive(t.ID) && !force {
 		return nil, fault.Checkf("Failed to take over task '%s': Task %s is not currently running. Use force to analyze anyway.", t.ID, t.ID)
 	}
-	if err := s.stopRun(t.ID); err != nil {
-		return nil, err
-	}
-	if err := s.settle(ctx, t.ID); err != nil {
-		return nil, err
-	}
-	if t, err = s.Resolve(t.ID); err != nil {
+	if t, err = s.stop(ctx, t.ID); err != nil {
 		return nil, err
 	}
 	branch := BranchPrefix + t.ID
@@ -364,13 +364,7 @@ func (s *Store) Reset(ctx context.Context, id string) (*Message, error) {
 	if !slices.Contains([]string{"failed", "in_progress", "paused", "needs_attention"}, t.Status) {
 		return nil, fault.Checkf("Failed to reset task: Task '%s' is not in failed, in_progress, paused or needs_attention state (current: %s).", t.ID, t.Status)
 	}
-	if err := s.stopRun(t.ID); err != nil {
-		return nil, err
-	}
-	if err := s.settle(ctx, t.ID); err != nil {
-		return nil, err
-	}
-	if t, err = s.Resolve(t.ID); err != nil {
+	if t, err = s.stop(ctx, t.ID); err != nil {
 		return nil, err
 	}
 	if err := s.transition(ctx, t, "pending", true); err != nil {
@@ -513,15 +507,11 @@ func (s *Store) withRunLock(id string, fn func() error) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(d, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	unlock, ok, err := tryLock(filepath.Join(d, "lock"))
+	if err != nil || !ok {
 		return err
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return nil
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck
+	defer unlock()
 	return fn()
 }
 
@@ -549,14 +539,14 @@ func (s *Store) Watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, ok, err := tryLock(lockPath)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if !ok {
 		return fault.Conflictf("Watch is already running")
 	}
+	defer unlock()
 	defer os.Remove(pidPath)
 	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return err
@@ -594,13 +584,7 @@ func (s *Store) watchPID() (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if !locked(lockPath) {
 		return 0, false
 	}
 	data, _ := os.ReadFile(pidPath)

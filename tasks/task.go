@@ -187,15 +187,7 @@ func (s *Store) lockFiles(how int) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "tasks-files.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), how); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
+	return lockFile(filepath.Join(dir, "tasks-files.lock"), how)
 }
 
 // read parses one task file.
@@ -412,17 +404,9 @@ func (s *Store) newID() (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, "tasks.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	release, err := lockFile(filepath.Join(dir, "tasks.lock"), syscall.LOCK_EX)
 	if err != nil {
 		return "", nil, err
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		lock.Close()
-		return "", nil, err
-	}
-	release := func() {
-		_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-		lock.Close()
 	}
 	all, err := s.load()
 	if err != nil {
