@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 
@@ -109,6 +110,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "git gloss: internal error:", err)
 		return ExitInternal
+	}
+	// The parser would quietly turn invalid UTF-8 into U+FFFD and gloss
+	// would store the damage; refuse it instead.
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			fmt.Fprintf(stderr, "git gloss: error: argument %d is not valid UTF-8: %q\n", i+1, a)
+			return ExitUsage
+		}
 	}
 	kctx, err := parser.Parse(args)
 	if exitCode >= 0 {

@@ -110,7 +110,11 @@ func printTaskTable(s *styler, items []tasks.Summary) {
 		if len(t.DependsOn) > 0 {
 			deps = s.dim(" ← " + strings.Join(t.DependsOn, ", "))
 		}
-		s.printf("%-24s %-26s %s%s\n", t.ID, statusOf(s, t.Status), t.Title, deps)
+		title := t.Title
+		if t.Problem != "" {
+			title = s.red("invalid file: " + t.Problem)
+		}
+		s.printf("%-24s %-26s %s%s\n", t.ID, statusOf(s, t.Status), title, deps)
 	}
 }
 
@@ -202,6 +206,9 @@ func (c *TaskShowCmd) Run(g *Globals) error {
 		}
 		return g.emit(res, func(st *styler) {
 			st.printf("%s  %s  %s\n", st.bold(res.ID), statusOf(st, res.Effective), st.dim(res.Type))
+			if res.Problem != "" {
+				st.printf("%s %s\n", st.red("invalid file:"), res.Problem)
+			}
 			if len(res.BlockedBy) > 0 {
 				st.printf("blocked by  %s\n", strings.Join(res.BlockedBy, ", "))
 			}

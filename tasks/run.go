@@ -191,6 +191,9 @@ func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, e
 	if b := g.blockers(t); len(b) > 0 {
 		return nil, fault.Checkf("Task '%s' is blocked by: %s", t.ID, strings.Join(b, ", "))
 	}
+	if p := t.problem(); p != "" {
+		return nil, fault.Checkf("Task '%s' cannot be worked on: %s. Fix its file first.", t.ID, p)
+	}
 	if t.Archived {
 		return nil, fault.Checkf("Task '%s' is archived.", t.ID)
 	}

@@ -110,7 +110,7 @@ func (g graph) blocked(t *Task) bool {
 // ready: pending or failed, not blocked, earlier siblings done, and a task
 // with members and criteria waits for all of its members.
 func (g graph) ready(t *Task) bool {
-	if t.Archived || (t.Status != "pending" && t.Status != "failed") || g.blocked(t) || t.Type == "group" {
+	if t.Archived || t.parseErr != nil || (t.Status != "pending" && t.Status != "failed") || g.blocked(t) || t.Type == "group" {
 		return false
 	}
 	if drv := driverOf(t.ID); drv != "" && len(t.DependsOn) == 0 {

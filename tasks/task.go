@@ -220,6 +220,14 @@ func (s *Store) read(p string) (*Task, error) {
 	return t, nil
 }
 
+// problem says why a task file cannot be used: "" when it parses.
+func (t *Task) problem() string {
+	if t.parseErr == nil {
+		return ""
+	}
+	return t.parseErr.Error()
+}
+
 // decode fills the fields from the frontmatter and body.
 func (t *Task) decode() {
 	fm := t.fm
