@@ -46,6 +46,12 @@ Get started in a repository:
   git gloss sync            exchange gloss notes with a remote
   git gloss mcp             run the MCP server (agents start it themselves)
 
+Every day:
+  git gloss read server.go --anchor Server.Handle   why is this code the way it is?
+  git gloss annotate --constraint "..."             tell the next commit what you know
+  git gloss task ready                              what can be worked on now
+  git gloss note search "deploy"                    what the team notebook says
+
 Every command takes --json for machine-readable output; "git gloss schema"
 lists the JSON Schemas of those outputs.
 
