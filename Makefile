@@ -33,7 +33,7 @@ demo: build
 test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
 	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -timeout 40m ./...
-	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 20m ./notes/ ./mcp/ ./hooks/
+	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 20m ./notes/ ./mcp/ ./hooks/ ./tasks/
 	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 
 lint: deps

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 
@@ -44,6 +45,12 @@ Get started in a repository:
   git gloss status          what gloss knows about this repository
   git gloss sync            exchange gloss notes with a remote
   git gloss mcp             run the MCP server (agents start it themselves)
+
+Every day:
+  git gloss read server.go --anchor Server.Handle   why is this code the way it is?
+  git gloss annotate --constraint "..."             tell the next commit what you know
+  git gloss task ready                              what can be worked on now
+  git gloss note search "deploy"                    what the team notebook says
 
 Every command takes --json for machine-readable output; "git gloss schema"
 lists the JSON Schemas of those outputs.
@@ -110,6 +117,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "git gloss: internal error:", err)
 		return ExitInternal
+	}
+	// The parser would quietly turn invalid UTF-8 into U+FFFD and gloss
+	// would store the damage; refuse it instead.
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			fmt.Fprintf(stderr, "git gloss: error: argument %d is not valid UTF-8: %q\n", i+1, a)
+			return ExitUsage
+		}
 	}
 	kctx, err := parser.Parse(args)
 	if exitCode >= 0 {

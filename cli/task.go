@@ -110,7 +110,11 @@ func printTaskTable(s *styler, items []tasks.Summary) {
 		if len(t.DependsOn) > 0 {
 			deps = s.dim(" ← " + strings.Join(t.DependsOn, ", "))
 		}
-		s.printf("%-24s %-26s %s%s\n", t.ID, statusOf(s, t.Status), t.Title, deps)
+		title := t.Title
+		if t.Problem != "" {
+			title = s.red("invalid file: " + t.Problem)
+		}
+		s.printf("%-24s %-26s %s%s\n", t.ID, statusOf(s, t.Status), title, deps)
 	}
 }
 
@@ -133,7 +137,7 @@ func (c *TaskAddCmd) Run(g *Globals) error {
 			return err
 		}
 		return g.emit(res, func(st *styler) {
-			st.printf("%s %s  %s\n", res.Message, st.dim(res.Path), lightOf(st, res.Lint.TrafficLight))
+			st.printf("%s %s  %s %s\n", res.Message, st.dim(res.Path), st.dim("lint"), lightOf(st, res.Lint.TrafficLight))
 			for _, sg := range res.Lint.Suggestions {
 				st.printf("  %s %s\n", st.dim("hint:"), sg)
 			}
@@ -202,6 +206,9 @@ func (c *TaskShowCmd) Run(g *Globals) error {
 		}
 		return g.emit(res, func(st *styler) {
 			st.printf("%s  %s  %s\n", st.bold(res.ID), statusOf(st, res.Effective), st.dim(res.Type))
+			if res.Problem != "" {
+				st.printf("%s %s\n", st.red("invalid file:"), res.Problem)
+			}
 			if len(res.BlockedBy) > 0 {
 				st.printf("blocked by  %s\n", strings.Join(res.BlockedBy, ", "))
 			}
@@ -236,7 +243,11 @@ func (c *TaskStatusCmd) Run(g *Globals) error {
 				st.println(res.Brief)
 				return
 			}
-			st.printf("%s tasks\n", st.bold(fmt.Sprint(res.Total)))
+			noun := "tasks"
+			if res.Total == 1 {
+				noun = "task"
+			}
+			st.printf("%s %s\n", st.bold(fmt.Sprint(res.Total)), noun)
 			for _, name := range tasks.Statuses {
 				if n := res.Counts[name]; n > 0 {
 					st.printf("  %-26s %d\n", statusOf(st, name), n)

@@ -89,8 +89,8 @@ func New(opts Options) (*sdk.Server, error) {
 		Logger:       slog.Default(),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
-	s.AddReceivingMiddleware(recoverPanics)
-	r := &registry{server: s, dir: opts.Dir, readOnly: opts.ReadOnly}
+	r := &registry{server: s, dir: opts.Dir, readOnly: opts.ReadOnly, required: map[string][]string{}}
+	s.AddReceivingMiddleware(recoverPanics, r.requireArguments)
 	for _, ts := range toolsets {
 		if len(selected) == 0 || selected[ts.name] {
 			ts.register(r)

@@ -142,7 +142,11 @@ func registerTasks(r *registry) {
 		}))
 	addTool(r, toolDef{Name: "task_work_list", Description: "Agent runs: running ones, and finished ones with include_completed."},
 		withTasks(func(_ context.Context, s *tasks.Store, in taskWorkListInput) (any, error) {
-			return s.Work(in.IncludeCompleted)
+			w, err := s.Work(in.IncludeCompleted || in.ProcessID != "")
+			if err != nil {
+				return nil, err
+			}
+			return w.Only(in.ProcessID), nil
 		}))
 	addTool(r, toolDef{Name: "task_pause", Mutates: true, Description: "Stop a task's agent and mark the task paused."},
 		withTasks(func(ctx context.Context, s *tasks.Store, in taskID) (any, error) { return s.Pause(ctx, in.ID) }))

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,6 +20,7 @@ type registry struct {
 	server   *sdk.Server
 	dir      string
 	readOnly bool
+	required map[string][]string // tool name → its required arguments
 }
 
 // toolDef describes one tool.
@@ -85,6 +87,9 @@ func addTool[In any](r *registry, def toolDef, fn func(ctx context.Context, c *c
 		}
 		t.OutputSchema = s
 	}
+	if in, err := jsonschema.For[In](nil); err == nil {
+		r.required[def.Name] = in.Required
+	}
 	dir := r.dir
 	sdk.AddTool(r.server, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
 		c := &call{dir: dir}
@@ -132,6 +137,32 @@ func recoverPanics(next sdk.MethodHandler) sdk.MethodHandler {
 				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: %v", p)}
 			}
 		}()
+		return next(ctx, method, req)
+	}
+}
+
+// requireArguments answers a tools/call that lacks a required argument
+// with invalid params (-32602) naming it: the caller's mistake is a
+// protocol error, not a tool failure. Wrong types and unknown arguments
+// are left to the SDK's schema validation (an isError result).
+func (r *registry) requireArguments(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		p, ok := req.GetParams().(*sdk.CallToolParamsRaw)
+		if !ok {
+			return next(ctx, method, req)
+		}
+		var args map[string]json.RawMessage
+		if len(p.Arguments) > 0 && json.Unmarshal(p.Arguments, &args) != nil {
+			return next(ctx, method, req) // not an object: the SDK says so
+		}
+		for _, name := range r.required[p.Name] {
+			if _, ok := args[name]; !ok {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Missing required parameter: %s", name)}
+			}
+		}
 		return next(ctx, method, req)
 	}
 }

@@ -217,6 +217,12 @@ func TestWireInvalidToolArguments(t *testing.T) {
 	if m := s.next(); m["result"].(map[string]any)["isError"] != true {
 		t.Errorf("unknown argument: %v, want an isError result", m)
 	}
+	// A missing required argument is the caller's mistake: invalid params.
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"gloss_read","arguments":{}}}` + "\n")
+	m = s.next()
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32602) || e["message"] != "Missing required parameter: path" {
+		t.Errorf("missing argument: %v, want -32602 naming path", m)
+	}
 }
 
 func TestWirePanickingToolIsAnErrorResult(t *testing.T) {

@@ -141,7 +141,7 @@ func (s *Store) lint(g graph, t *Task) LintResult {
 		diag("title", "error", "no title: the body needs a '# ' heading")
 	}
 	for _, d := range t.DependsOn {
-		if g[d] == nil {
+		if g.byID[d] == nil {
 			diag("dependency", "error", "depends on unknown task %s", d)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
@@ -22,6 +23,7 @@ type Summary struct {
 	Type      string   `json:"type"`
 	DependsOn []string `json:"depends_on"`
 	Labels    []string `json:"labels"`
+	Problem   string   `json:"problem,omitempty" jsonschema:"why the task file cannot be used as it is"`
 }
 
 // ListResult is task_list's and task_ready's answer.
@@ -45,14 +47,25 @@ func message(id, format string, args ...any) *Message {
 }
 
 func summarize(g graph, t *Task) Summary {
-	return Summary{ID: t.ID, Title: t.Title, Status: g.effective(t), Type: t.Type, DependsOn: t.DependsOn, Labels: t.Labels}
+	return Summary{ID: t.ID, Title: t.Title, Status: g.effective(t), Type: t.Type, DependsOn: t.DependsOn, Labels: t.Labels, Problem: t.problem()}
+}
+
+// checkText refuses input that is not valid UTF-8 before it reaches a
+// task file.
+func checkText(name string, values ...string) error {
+	for _, v := range values {
+		if !utf8.ValidString(v) {
+			return fault.Usagef("Invalid %s: not valid UTF-8", name)
+		}
+	}
+	return nil
 }
 
 // active loads the tasks and their graph.
 func (s *Store) active() ([]*Task, graph, error) {
 	all, err := s.load()
 	if err != nil {
-		return nil, nil, err
+		return nil, graph{}, err
 	}
 	return all, newGraph(all), nil
 }
@@ -117,6 +130,7 @@ type Detail struct {
 	Schema string `json:"$schema"`
 	Task
 	Effective string         `json:"effective_status" jsonschema:"status including the computed ready and blocked"`
+	Problem   string         `json:"problem,omitempty" jsonschema:"why the task file cannot be used as it is"`
 	BlockedBy []string       `json:"blocked_by"`
 	Archived  bool           `json:"archived"`
 	Members   []string       `json:"members"`
@@ -139,7 +153,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Detail{Schema: schemaTag, Task: *t, Effective: g.effective(t), BlockedBy: g.blockers(t), Archived: t.Archived,
+	d := &Detail{Schema: schemaTag, Task: *t, Effective: g.effective(t), Problem: t.problem(), BlockedBy: g.blockers(t), Archived: t.Archived,
 		Members: []string{}, Linked: linked, Criteria: criteriaOf(t.Body), Body: string(t.Body)}
 	if d.BlockedBy == nil {
 		d.BlockedBy = []string{}
@@ -344,6 +358,12 @@ func (s *Store) Add(ctx context.Context, in AddInput) (*AddResult, error) {
 	if desc == "" {
 		return nil, fault.Usagef("Missing required parameter: description")
 	}
+	for _, err := range []error{checkText("description", desc), checkText("criteria", in.Criteria...),
+		checkText("labels", in.Labels...), checkText("depends_on", in.DependsOn...), checkText("prompt", in.Prompt)} {
+		if err != nil {
+			return nil, err
+		}
+	}
 	if in.Type == "" {
 		in.Type = "code"
 	}
@@ -362,7 +382,7 @@ func (s *Store) Add(ctx context.Context, in AddInput) (*AddResult, error) {
 	}
 	_ = all
 	for _, d := range in.DependsOn {
-		if _, ok := g[d]; !ok {
+		if _, ok := g.byID[d]; !ok {
 			return nil, fault.NotFoundf("Task not found: %s", d)
 		}
 	}
@@ -393,7 +413,7 @@ func (s *Store) Add(ctx context.Context, in AddInput) (*AddResult, error) {
 	if err := s.record(ctx, id, "created", t.Path); err != nil {
 		return nil, err
 	}
-	g[id] = t
+	g.add(t)
 	return &AddResult{Schema: schemaTag, TaskID: id, Path: t.Path, Message: "Created task: " + id, Lint: s.lint(g, t)}, nil
 }
 
@@ -438,6 +458,12 @@ func (s *Store) Update(ctx context.Context, in UpdateInput) (*Message, error) {
 	if in.Status == "" && in.Output == "" && in.DependsOn == nil && in.Labels == nil && in.TargetFiles == nil && in.Model == "" {
 		return nil, fault.Usagef("No updates specified")
 	}
+	for _, err := range []error{checkText("output", in.Output), checkText("labels", in.Labels...),
+		checkText("target_files", in.TargetFiles...), checkText("model", in.Model)} {
+		if err != nil {
+			return nil, err
+		}
+	}
 	from := t.Status
 	if in.Status != "" {
 		if err := checkStatus(in.Status); err != nil {
@@ -461,7 +487,7 @@ func (s *Store) Update(ctx context.Context, in UpdateInput) (*Message, error) {
 			return nil, err
 		}
 		for _, d := range in.DependsOn {
-			if _, ok := g[d]; !ok {
+			if _, ok := g.byID[d]; !ok {
 				return nil, fault.NotFoundf("Task not found: %s", d)
 			}
 		}
@@ -529,7 +555,7 @@ func (s *Store) Cancel(ctx context.Context, id string) (*Message, error) {
 	if t.Status == "cancelled" {
 		return nil, fault.Checkf("Task '%s' is already cancelled", t.ID)
 	}
-	if err := s.stopRun(t.ID); err != nil {
+	if t, err = s.stop(ctx, t.ID); err != nil {
 		return nil, err
 	}
 	if err := s.transition(ctx, t, "cancelled", false); err != nil {

@@ -243,13 +243,7 @@ func (s *Store) Pause(ctx context.Context, id string) (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.stopRun(t.ID); err != nil {
-		return nil, err
-	}
-	if err := s.settle(ctx, t.ID); err != nil {
-		return nil, err
-	}
-	if t, err = s.Resolve(t.ID); err != nil {
+	if t, err = s.stop(ctx, t.ID); err != nil {
 		return nil, err
 	}
 	if t.Status == "in_progress" {
@@ -258,6 +252,18 @@ func (s *Store) Pause(ctx context.Context, id string) (*Message, error) {
 		}
 	}
 	return message(t.ID, "Successfully paused work for task '%s'", t.ID), nil
+}
+
+// stop stops a task's agent, settles its run and returns the task as it
+// is afterwards.
+func (s *Store) stop(ctx context.Context, id string) (*Task, error) {
+	if err := s.stopRun(id); err != nil {
+		return nil, err
+	}
+	if err := s.settle(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.Resolve(id)
 }
 
 // settle reconciles a run whose supervisor is gone (it may have crashed
@@ -301,13 +307,7 @@ func (s *Store) Takeover(ctx context.Context, id string, force bool) (*TakeoverR
 	if !s.alive(t.ID) && !force {
 		return nil, fault.Checkf("Failed to take over task '%s': Task %s is not currently running. Use force to analyze anyway.", t.ID, t.ID)
 	}
-	if err := s.stopRun(t.ID); err != nil {
-		return nil, err
-	}
-	if err := s.settle(ctx, t.ID); err != nil {
-		return nil, err
-	}
-	if t, err = s.Resolve(t.ID); err != nil {
+	if t, err = s.stop(ctx, t.ID); err != nil {
 		return nil, err
 	}
 	branch := BranchPrefix + t.ID
@@ -364,13 +364,7 @@ func (s *Store) Reset(ctx context.Context, id string) (*Message, error) {
 	if !slices.Contains([]string{"failed", "in_progress", "paused", "needs_attention"}, t.Status) {
 		return nil, fault.Checkf("Failed to reset task: Task '%s' is not in failed, in_progress, paused or needs_attention state (current: %s).", t.ID, t.Status)
 	}
-	if err := s.stopRun(t.ID); err != nil {
-		return nil, err
-	}
-	if err := s.settle(ctx, t.ID); err != nil {
-		return nil, err
-	}
-	if t, err = s.Resolve(t.ID); err != nil {
+	if t, err = s.stop(ctx, t.ID); err != nil {
 		return nil, err
 	}
 	if err := s.transition(ctx, t, "pending", true); err != nil {
@@ -385,6 +379,7 @@ func (s *Store) Reset(ctx context.Context, id string) (*Message, error) {
 
 // Process is one run in task_work_list.
 type Process struct {
+	ProcessID   string `json:"process_id" jsonschema:"<task id>-<pid>, as task_work_start returned it"`
 	TaskID      string `json:"task_id"`
 	Title       string `json:"title"`
 	PID         int    `json:"pid"`
@@ -434,7 +429,7 @@ func (s *Store) Work(includeCompleted bool) (*WorkList, error) {
 		if err != nil {
 			continue
 		}
-		p := Process{TaskID: id, PID: run.PID, Branch: run.Branch, ExitCode: run.ExitCode}
+		p := Process{ProcessID: fmt.Sprintf("%s-%d", id, run.PID), TaskID: id, PID: run.PID, Branch: run.Branch, ExitCode: run.ExitCode}
 		if t, err := s.Resolve(id); err == nil {
 			p.Title = t.Title
 		}
@@ -455,6 +450,21 @@ func (s *Store) Work(includeCompleted bool) (*WorkList, error) {
 		}
 	}
 	return res, nil
+}
+
+// Only keeps the run with this process id (or task id).
+func (w *WorkList) Only(processID string) *WorkList {
+	if processID == "" {
+		return w
+	}
+	out := &WorkList{Schema: w.Schema, Processes: []Process{}, Summary: map[string]int{"running": 0, "exited": 0, "stale": 0}}
+	for _, p := range w.Processes {
+		if p.ProcessID == processID || p.TaskID == processID {
+			out.Processes = append(out.Processes, p)
+			out.Summary[p.Status]++
+		}
+	}
+	return out
 }
 
 // ReconcileResult says what a reconciliation pass did.
@@ -497,15 +507,11 @@ func (s *Store) withRunLock(id string, fn func() error) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(d, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	unlock, ok, err := tryLock(filepath.Join(d, "lock"))
+	if err != nil || !ok {
 		return err
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return nil
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck
+	defer unlock()
 	return fn()
 }
 
@@ -533,14 +539,14 @@ func (s *Store) Watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, ok, err := tryLock(lockPath)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if !ok {
 		return fault.Conflictf("Watch is already running")
 	}
+	defer unlock()
 	defer os.Remove(pidPath)
 	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return err
@@ -578,13 +584,7 @@ func (s *Store) watchPID() (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if !locked(lockPath) {
 		return 0, false
 	}
 	data, _ := os.ReadFile(pidPath)

@@ -101,16 +101,7 @@ func (s *Store) alive(id string) bool {
 	if err != nil {
 		return false
 	}
-	f, err := os.OpenFile(filepath.Join(d, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return true
-	}
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
+	return locked(filepath.Join(d, "lock"))
 }
 
 // running reports whether a task's agent is running (its supervisor may
@@ -199,6 +190,9 @@ func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, e
 	}
 	if b := g.blockers(t); len(b) > 0 {
 		return nil, fault.Checkf("Task '%s' is blocked by: %s", t.ID, strings.Join(b, ", "))
+	}
+	if p := t.problem(); p != "" {
+		return nil, fault.Checkf("Task '%s' cannot be worked on: %s. Fix its file first.", t.ID, p)
 	}
 	if t.Archived {
 		return nil, fault.Checkf("Task '%s' is archived.", t.ID)
@@ -328,14 +322,14 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	lock, err := os.OpenFile(filepath.Join(d, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, ok, err := tryLock(filepath.Join(d, "lock"))
 	if err != nil {
 		return err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if !ok {
 		return fmt.Errorf("task %s already has a supervisor", id)
 	}
+	defer unlock()
 	run, err := s.loadRun(id)
 	if err != nil {
 		return err

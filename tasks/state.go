@@ -42,14 +42,25 @@ func canTransition(from, to string, force bool) error {
 }
 
 // graph is every task by id, for dependency questions.
-type graph map[string]*Task
+type graph struct {
+	byID map[string]*Task
+	kids map[string][]*Task // driver id → its direct members, in id order
+}
 
 func newGraph(all []*Task) graph {
-	g := graph{}
-	for _, t := range all {
-		g[t.ID] = t
+	g := graph{byID: make(map[string]*Task, len(all)), kids: map[string][]*Task{}}
+	for _, t := range all { // all is sorted, so every kids list is too
+		g.add(t)
 	}
 	return g
+}
+
+// add puts a task in the graph (after the ones already there).
+func (g graph) add(t *Task) {
+	g.byID[t.ID] = t
+	if d := driverOf(t.ID); d != "" {
+		g.kids[d] = append(g.kids[d], t)
+	}
 }
 
 // done reports whether a dependency counts as satisfied.
@@ -64,16 +75,7 @@ func driverOf(id string) string {
 }
 
 // members lists the direct members of a driver, in order.
-func (g graph) members(id string) []*Task {
-	var out []*Task
-	for _, t := range g {
-		if driverOf(t.ID) == id {
-			out = append(out, t)
-		}
-	}
-	slices.SortFunc(out, func(a, b *Task) int { return CompareIDs(a.ID, b.ID) })
-	return out
-}
+func (g graph) members(id string) []*Task { return g.kids[id] }
 
 // blockers lists why t is blocked: unmet dependencies (missing ones
 // included), and for a member, its driver's unmet dependencies that are not
@@ -81,18 +83,18 @@ func (g graph) members(id string) []*Task {
 func (g graph) blockers(t *Task) []string {
 	var out []string
 	for _, d := range t.DependsOn {
-		if dep, ok := g[d]; !ok {
+		if dep, ok := g.byID[d]; !ok {
 			out = append(out, d+" (missing)")
 		} else if !done(dep) {
 			out = append(out, d+" ("+dep.Status+")")
 		}
 	}
-	if drv := g[driverOf(t.ID)]; drv != nil {
+	if drv := g.byID[driverOf(t.ID)]; drv != nil {
 		for _, d := range drv.DependsOn {
 			if driverOf(d) == drv.ID {
 				continue
 			}
-			if dep, ok := g[d]; !ok || !done(dep) {
+			if dep, ok := g.byID[d]; !ok || !done(dep) {
 				out = append(out, d+" (dependency of "+drv.ID+")")
 			}
 		}
@@ -108,7 +110,7 @@ func (g graph) blocked(t *Task) bool {
 // ready: pending or failed, not blocked, earlier siblings done, and a task
 // with members and criteria waits for all of its members.
 func (g graph) ready(t *Task) bool {
-	if t.Archived || (t.Status != "pending" && t.Status != "failed") || g.blocked(t) || t.Type == "group" {
+	if t.Archived || t.parseErr != nil || (t.Status != "pending" && t.Status != "failed") || g.blocked(t) || t.Type == "group" {
 		return false
 	}
 	if drv := driverOf(t.ID); drv != "" && len(t.DependsOn) == 0 {
@@ -149,7 +151,7 @@ func (g graph) checkCycle(id string, deps []string) error {
 		if x == id {
 			return deps
 		}
-		if t := g[x]; t != nil {
+		if t := g.byID[x]; t != nil {
 			return t.DependsOn
 		}
 		return nil

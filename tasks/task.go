@@ -12,15 +12,19 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/big"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -136,7 +140,7 @@ func (s *Store) load() ([]*Task, error) {
 		return nil, err
 	}
 	defer unlock()
-	var out []*Task
+	var paths []string
 	for _, dir := range []string{Dir, ArchiveDir} {
 		entries, err := fs.ReadDir(s.root.FS(), dir)
 		if errors.Is(err, os.ErrNotExist) {
@@ -147,16 +151,29 @@ func (s *Store) load() ([]*Task, error) {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if e.IsDir() || !strings.HasSuffix(name, ".md") || !ValidID(strings.TrimSuffix(name, ".md")) {
-				continue
+			if !e.IsDir() && strings.HasSuffix(name, ".md") && ValidID(strings.TrimSuffix(name, ".md")) {
+				paths = append(paths, path.Join(dir, name))
 			}
-			t, err := s.read(path.Join(dir, name))
-			if err != nil {
-				return nil, err
-			}
-			t.Archived = dir == ArchiveDir
-			out = append(out, t)
 		}
+	}
+	// Read on every core: thousands of small files are mostly system calls.
+	out := make([]*Task, len(paths))
+	errs := make([]error, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				out[i], errs[i] = s.read(paths[i])
+				if errs[i] == nil {
+					out[i].Archived = path.Dir(paths[i]) == ArchiveDir
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b *Task) int { return CompareIDs(a.ID, b.ID) })
 	return out, nil
@@ -170,28 +187,25 @@ func (s *Store) lockFiles(how int) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "tasks-files.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), how); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
+	return lockFile(filepath.Join(dir, "tasks-files.lock"), how)
 }
 
 // read parses one task file.
 func (s *Store) read(p string) (*Task, error) {
-	data, err := s.root.ReadFile(p)
+	f, err := s.root.Open(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fault.NotFoundf("task file %s not found", p)
 		}
 		return nil, err
 	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
 	t := &Task{ID: strings.TrimSuffix(path.Base(p), ".md"), Path: p}
-	if st, err := s.root.Stat(p); err == nil {
+	if st, err := f.Stat(); err == nil {
 		t.ModTime = st.ModTime()
 	}
 	doc, err := frontmatter.Parse(data)
@@ -204,6 +218,14 @@ func (s *Store) read(p string) (*Task, error) {
 	t.fm, t.Body = doc.FM, doc.Body
 	t.decode()
 	return t, nil
+}
+
+// problem says why a task file cannot be used: "" when it parses.
+func (t *Task) problem() string {
+	if t.parseErr == nil {
+		return ""
+	}
+	return t.parseErr.Error()
 }
 
 // decode fills the fields from the frontmatter and body.
@@ -390,17 +412,9 @@ func (s *Store) newID() (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, "tasks.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	release, err := lockFile(filepath.Join(dir, "tasks.lock"), syscall.LOCK_EX)
 	if err != nil {
 		return "", nil, err
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		lock.Close()
-		return "", nil, err
-	}
-	release := func() {
-		_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-		lock.Close()
 	}
 	all, err := s.load()
 	if err != nil {

@@ -297,3 +297,62 @@ func TestCriteriaParserIsShared(t *testing.T) {
 		t.Errorf("task_get and task_verify disagree: %+v vs %+v", d.Criteria, v.Criteria)
 	}
 }
+
+// Bad input is refused before it reaches a file, and a broken task file
+// is reported — never ready, never worked on — while the rest keep working.
+func TestBadInputAndBrokenFiles(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, in := range []tasks.AddInput{
+		{Description: "bad \xff bytes"},
+		{Description: "fine", Criteria: []string{"\xfe"}},
+		{Description: "   "},
+		{Description: "fine", Type: "epic"},
+	} {
+		if _, err := e.s.Add(ctx, in); err == nil {
+			t.Errorf("add %+q accepted", in)
+		}
+	}
+	if out, err := e.fx.Gloss("task", "add", "bad \xff bytes"); err == nil || !strings.Contains(out, "not valid UTF-8") {
+		t.Errorf("CLI add of invalid UTF-8: %v %s", err, out)
+	}
+	good := e.add("Keep working", []string{"x"})
+	if _, err := e.s.Update(ctx, tasks.UpdateInput{ID: good, Output: "\xc3"}); err == nil {
+		t.Error("update with invalid UTF-8 accepted")
+	}
+
+	day := time.Now().UTC().Format("2006-01-02")
+	broken := map[string]string{
+		day + "-100-aaa": "---\nstatus: [unclosed\n---\n# Broken\n",
+		day + "-101-aaa": "---\na: &x [1]\nb: *x\n---\n# Aliased\n",
+		day + "-102-aaa": "---\nstatus: pending\n",
+	}
+	for id, body := range broken {
+		e.fx.Write(".gloss/tasks/"+id+".md", body)
+	}
+	list, err := e.s.List("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := 0
+	for _, s := range list.Tasks {
+		if _, bad := broken[s.ID]; bad {
+			problems++
+			if s.Problem == "" || s.Status == "ready" {
+				t.Errorf("broken task listed as %+v", s)
+			}
+		}
+	}
+	if problems != len(broken) {
+		t.Errorf("%d broken tasks listed, want %d", problems, len(broken))
+	}
+	if ready, _ := e.s.Ready(0); len(ready.Tasks) != 1 || ready.Tasks[0].ID != good {
+		t.Errorf("ready = %+v, want only %s", ready.Tasks, good)
+	}
+	if _, err := e.s.WorkStart(ctx, day+"-100-aaa", fixtures.Binary(t)); err == nil || !strings.Contains(err.Error(), "cannot be worked on") {
+		t.Errorf("work on a broken task: %v", err)
+	}
+	if out := e.fx.MustGloss("task", "show", "101-aaa"); !strings.Contains(out, "invalid file:") {
+		t.Errorf("show of a broken task:\n%s", out)
+	}
+}
