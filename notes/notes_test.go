@@ -144,11 +144,15 @@ func TestKilledWriterLeavesRepositoryConsistent(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Kill at a different moment each round, mid-stream.
-		time.AfterFunc(time.Duration(40+round*23)*time.Millisecond, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+		// Kill at a different moment each round, mid-stream: counted from
+		// the first acknowledged write, so a loaded machine that is slow to
+		// start the writer still gets writes in before the kill.
+		kill := func() { _ = cmd.Process.Signal(syscall.SIGKILL) }
+		safety := time.AfterFunc(60*time.Second, kill)
 		buf := new(strings.Builder)
-		_, _ = readAll(stdout, buf)
+		_, _ = readAll(stdout, buf, func() { time.AfterFunc(time.Duration(5+round*23)*time.Millisecond, kill) })
 		_ = cmd.Wait()
+		safety.Stop()
 		// Only ids printed in full (with their newline) were acknowledged.
 		lines := strings.Split(buf.String(), "\n")
 		for _, id := range lines[:len(lines)-1] {
@@ -180,13 +184,18 @@ func TestKilledWriterLeavesRepositoryConsistent(t *testing.T) {
 	}
 }
 
-func readAll(r interface{ Read([]byte) (int, error) }, w *strings.Builder) (int, error) {
+// readAll copies r into w, calling first once the first line is complete.
+func readAll(r interface{ Read([]byte) (int, error) }, w *strings.Builder, first func()) (int, error) {
 	buf := make([]byte, 4096)
 	total := 0
 	for {
 		n, err := r.Read(buf)
 		w.Write(buf[:n])
 		total += n
+		if first != nil && strings.Contains(w.String(), "\n") {
+			first()
+			first = nil
+		}
 		if err != nil {
 			return total, err
 		}
