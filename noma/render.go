@@ -14,9 +14,13 @@ var reManyNewlines = regexp.MustCompile(`\n{3,}`)
 // tree.
 func Render(doc *Node) string {
 	var parts []string
+	head := "" // the frontmatter, kept byte for byte: blank lines can be YAML content
 	for i, c := range doc.Children {
-		if c.Type == TypeFrontmatter && strings.Trim(c.Raw, "\n") == "" {
-			continue // only blank lines: the cleanup below would empty it anyway
+		if c.Type == TypeFrontmatter {
+			if strings.Trim(c.Raw, "\n") != "" {
+				head = renderNode(c, 2, doc.Meta)
+			}
+			continue
 		}
 		if i == 0 && c.Type == TypeBreak {
 			// "---" on line 1 would open frontmatter on re-parse
@@ -28,10 +32,15 @@ func Render(doc *Node) string {
 	out := strings.Join(parts, "\n\n")
 	out = reManyNewlines.ReplaceAllString(out, "\n\n")
 	out = strings.TrimRight(out, "\n")
-	if out == "" {
+	switch {
+	case head == "" && out == "":
 		return ""
+	case head == "":
+		return out + "\n"
+	case out == "":
+		return head + "\n"
 	}
-	return out + "\n"
+	return head + "\n\n" + out + "\n"
 }
 
 func renderNode(n *Node, depth int, meta map[string]any) string {
