@@ -20,9 +20,11 @@ require (
 	github.com/tree-sitter/tree-sitter-typescript v0.23.2
 	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/text v0.35.0
+	lukechampine.com/blake3 v1.4.1
 )
 
 require (
+	github.com/klauspost/cpuid/v2 v2.0.9 // indirect
 	github.com/mattn/go-pointer v0.0.1 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect

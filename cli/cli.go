@@ -72,6 +72,7 @@ type CLI struct {
 	Note NoteCmd `cmd:"" group:"Notebook" help:"The team notebook: create, show, list, search, tag, move, delete notes."`
 	Task TaskCmd `cmd:"" group:"Tasks" help:"Work items: add, list, ready, show, work on them with an agent, finalize."`
 	Doc  DocCmd  `cmd:"" group:"Documents" help:"Structured .noma documents: read, ids, check, patch, log, replay, verify."`
+	Spec SpecCmd `cmd:"" group:"Specs" help:"Specs that govern files: validate, affected, diff, mark reconciled, status."`
 
 	Status    StatusCmd    `cmd:"" help:"Show what gloss knows about this repository."`
 	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`
@@ -158,7 +159,7 @@ func (g *Globals) report(err error) int {
 		return ExitOK
 	}
 	code := exitCodeFor(err)
-	if g.JSON {
+	if g.JSON && !errors.Is(err, errSilent) {
 		g.printJSON(errorOutput{Schema: "gloss-error/v1", Error: err.Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
 	}
 	if !errors.Is(err, errSilent) {

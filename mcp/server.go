@@ -60,6 +60,7 @@ var toolsets = []toolset{
 	{"notebook", registerNotebook},
 	{"tasks", registerTasks},
 	{"documents", registerDocuments},
+	{"specs", registerSpecs},
 }
 
 // ToolsetNames lists the toolsets a user may pick from.

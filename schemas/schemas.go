@@ -23,6 +23,10 @@ type Entry struct {
 	Tag         string       // the "$schema" value the shape carries
 	Description string       // one line for the listing
 	Type        reflect.Type // the Go type it is generated from
+	// Raw, when set, is a hand-written JSON Schema document used as it is
+	// instead of one generated from Type (the spec file schema, which must
+	// stay NotarAI's draft-07 document).
+	Raw []byte
 }
 
 var (
@@ -80,6 +84,14 @@ func Schema(name string) (*jsonschema.Schema, error) {
 	if s, ok := cache[name]; ok {
 		return s.CloneSchemas(), nil
 	}
+	if e.Raw != nil {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(e.Raw, &s); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+		cache[name] = &s
+		return s.CloneSchemas(), nil
+	}
 	s, err := jsonschema.ForType(e.Type, &jsonschema.ForOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
@@ -97,6 +109,13 @@ func Schema(name string) (*jsonschema.Schema, error) {
 // Document returns the schema as indented JSON with a meta-schema line, for
 // printing.
 func Document(name string) ([]byte, error) {
+	if e, ok := Lookup(name); ok && e.Raw != nil {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, e.Raw, "", "  "); err != nil {
+			return nil, err
+		}
+		return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	}
 	s, err := Schema(name)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,332 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/schemas"
+	"github.com/gloss-dev/gloss/spec"
+)
+
+// Spec states in status.
+const (
+	StateReconciled = "reconciled"
+	StateDrifted    = "drifted"
+	StateNever      = "never_reconciled"
+	StateInvalid    = "invalid" // does not parse: governs nothing
+)
+
+// SpecStatus is one row of git gloss spec status.
+type SpecStatus struct {
+	SpecPath     string   `json:"spec_path"`
+	State        string   `json:"state"`
+	Valid        bool     `json:"valid"`
+	Problems     int      `json:"problems"`
+	Governed     int      `json:"governed"`
+	Changed      []string `json:"changed"` // governed files that differ from the last reconciliation
+	SpecChanged  bool     `json:"spec_changed"`
+	Deleted      []string `json:"deleted"` // reconciled files that are gone
+	Source       string   `json:"source"`
+	ReconciledAt string   `json:"reconciled_at,omitempty"`
+	ReconciledBy string   `json:"reconciled_by,omitempty"`
+}
+
+// StatusResult is git gloss spec status.
+type StatusResult struct {
+	Schema   string         `json:"$schema"`
+	Specs    []SpecStatus   `json:"specs"`
+	Counts   map[string]int `json:"counts"`
+	Head     string         `json:"head"`
+	Warnings []string       `json:"warnings"`
+}
+
+// Status reports, per spec, whether its governed files and its own text
+// are as last reconciled.
+func (w *Workspace) Status() (*StatusResult, error) {
+	res := &StatusResult{Schema: "gloss-spec-status/v1", Specs: []SpecStatus{}, Counts: map[string]int{StateReconciled: 0, StateDrifted: 0, StateNever: 0, StateInvalid: 0},
+		Head: w.Head, Warnings: w.State.Warnings}
+	if res.Warnings == nil {
+		res.Warnings = []string{}
+	}
+	for _, sp := range w.Specs.Specs {
+		row := SpecStatus{SpecPath: sp.Path, Valid: sp.Valid(), Problems: len(sp.Problems), Changed: []string{}, Deleted: []string{}}
+		if !sp.Parsed {
+			row.State, row.Source = StateInvalid, "none"
+			res.Specs = append(res.Specs, row)
+			res.Counts[row.State]++
+			continue
+		}
+		v := w.State.view(sp.Path)
+		row.Source = v.source
+		if v.last != nil {
+			row.ReconciledAt, row.ReconciledBy = v.last.Time, v.last.Actor
+		}
+		var governed []string
+		for _, f := range w.Tree.Files {
+			if sp.Governs(f.Path) && f.Path != sp.Path {
+				governed = append(governed, f.Path)
+			}
+		}
+		row.Governed = len(governed)
+		if !v.warm {
+			row.State = StateNever
+			res.Specs = append(res.Specs, row)
+			res.Counts[row.State]++
+			continue
+		}
+		changed, _, warns := w.classify(v, governed, false)
+		res.Warnings = append(res.Warnings, warns...)
+		row.Changed = nonNil(changed)
+		row.SpecChanged, _ = w.specChanged(v, sp.Path)
+		for p := range v.files {
+			if sp.Governs(p) && !w.Tree.Has(p) {
+				row.Deleted = append(row.Deleted, p)
+			}
+		}
+		slices.Sort(row.Deleted)
+		row.State = StateReconciled
+		if len(row.Changed) > 0 || row.SpecChanged || len(row.Deleted) > 0 {
+			row.State = StateDrifted
+		}
+		res.Specs = append(res.Specs, row)
+		res.Counts[row.State]++
+	}
+	return res, nil
+}
+
+// --- pre-push ------------------------------------------------------------
+
+// PushUpdate is one ref being pushed (a line of pre-push's input).
+type PushUpdate struct {
+	LocalRef, LocalSHA, RemoteRef, RemoteSHA string
+}
+
+// PushSpec is one affected spec in a pushed range.
+type PushSpec struct {
+	Ref         string   `json:"ref"`
+	SpecPath    string   `json:"spec_path"`
+	Policy      string   `json:"policy"`
+	Problems    []string `json:"problems"`
+	Drifted     []string `json:"drifted"` // changed governed files not matching the last reconciliation
+	SpecChanged bool     `json:"spec_changed"`
+	Never       bool     `json:"never_reconciled"`
+	Base        string   `json:"base"`
+}
+
+// PushReport is the pre-push verdict.
+type PushReport struct {
+	Specs   []PushSpec `json:"specs"`
+	Block   bool       `json:"block"`
+	Message string     `json:"message"`
+}
+
+func isZero(sha string) bool { return strings.Trim(sha, "0") == "" }
+
+// CheckPush checks every pushed range: the specs its changes affect are
+// validated, and those whose changed governed files (or own text) differ
+// from their last reconciliation are reported. mode is git config
+// gloss.prepush ("warn", "strict", "off" or "" to follow each spec's
+// coverage.policy, then the system spec's, then warn). Block is set when
+// a spec under a strict policy is invalid or drifted.
+func CheckPush(ctx context.Context, repo *gitops.Repo, remote string, updates []PushUpdate, mode string) (*PushReport, error) {
+	rep := &PushReport{Specs: []PushSpec{}}
+	if mode == "off" {
+		return rep, nil
+	}
+	for _, u := range updates {
+		if isZero(u.LocalSHA) {
+			continue // a deletion pushes no content
+		}
+		local, err := repo.ResolveCommit(u.LocalSHA)
+		if err != nil {
+			continue // a tag of a non-commit, say
+		}
+		base := ""
+		if !isZero(u.RemoteSHA) {
+			if id, err := repo.ResolveCommit(u.RemoteSHA); err == nil {
+				if ok, _ := repo.IsAncestor(id, local); ok {
+					base = id
+				} else if mb, _ := repo.MergeBase(id, local); mb != "" {
+					base = mb
+				}
+			}
+		}
+		if base == "" {
+			if def := defaultBranchTip(repo, remote); def != "" {
+				base, _ = repo.MergeBase(def, local)
+			}
+		}
+		specs, err := checkRange(ctx, repo, u.LocalRef, base, local, mode)
+		if err != nil {
+			return nil, err
+		}
+		rep.Specs = append(rep.Specs, specs...)
+	}
+	rep.Message, rep.Block = pushMessage(rep.Specs, remote)
+	return rep, nil
+}
+
+// defaultBranchTip finds the remote's default branch as known locally.
+func defaultBranchTip(repo *gitops.Repo, remote string) string {
+	if remote == "" {
+		remote = "origin"
+	}
+	for _, r := range []string{"refs/remotes/" + remote + "/HEAD", "refs/remotes/" + remote + "/main", "refs/remotes/" + remote + "/master"} {
+		if id, err := repo.ResolveCommit(r); err == nil {
+			return id
+		}
+	}
+	return ""
+}
+
+func checkRange(ctx context.Context, repo *gitops.Repo, ref, base, local, mode string) ([]PushSpec, error) {
+	if base == local {
+		return nil, nil
+	}
+	changes, err := repo.DiffTrees(base, local, gitops.DiffOptions{})
+	if err != nil {
+		return nil, err
+	}
+	cs := newChangeSet(changes)
+	tree, err := spec.CommitTree(repo, local)
+	if err != nil {
+		return nil, err
+	}
+	set, err := spec.LoadSet(tree)
+	if err != nil {
+		return nil, err
+	}
+	st, err := loadState(ctx, repo, local, tree)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{Repo: repo, Tree: tree, Specs: set, State: st, Head: local}
+	baseName := base
+	if baseName == "" {
+		baseName = "(root)"
+	}
+	var out []PushSpec
+	policyOf := func(sp *spec.Spec) string {
+		switch {
+		case mode == "warn" || mode == "strict":
+			return mode
+		case sp.Policy() != "":
+			return sp.Policy()
+		case set.System != nil && set.System.Policy() != "":
+			return set.System.Policy()
+		}
+		return "warn"
+	}
+	// A changed spec file that does not even parse is reported too.
+	for _, sp := range set.Specs {
+		if !sp.Parsed && cs.present[sp.Path] {
+			ps := PushSpec{Ref: ref, SpecPath: sp.Path, Policy: policyOf(sp), Drifted: []string{}, Base: baseName}
+			for _, p := range sp.Problems {
+				ps.Problems = append(ps.Problems, p.String())
+			}
+			if ps.Policy != "off" {
+				out = append(out, ps)
+			}
+		}
+	}
+	for _, a := range affectedSpecs(set, cs.changed, cs.present) {
+		sp := set.Get(a.SpecPath)
+		ps := PushSpec{Ref: ref, SpecPath: sp.Path, Policy: policyOf(sp), Problems: []string{}, Drifted: []string{}, Base: baseName}
+		if ps.Policy == "off" {
+			continue
+		}
+		for _, p := range sp.Problems {
+			ps.Problems = append(ps.Problems, p.String())
+		}
+		v := st.view(sp.Path)
+		ps.Never = !v.warm
+		var files []string
+		for _, p := range a.MatchedFiles {
+			if tree.Has(p) && !spec.IsSpecPath(p) {
+				files = append(files, p)
+			}
+		}
+		changed, _, _ := w.classify(v, files, false)
+		ps.Drifted = nonNil(changed)
+		if a.SpecChanged {
+			ps.SpecChanged, _ = w.specChanged(v, sp.Path)
+		}
+		if len(ps.Problems) > 0 || len(ps.Drifted) > 0 || ps.SpecChanged {
+			out = append(out, ps)
+		}
+	}
+	return out, nil
+}
+
+func pushMessage(specs []PushSpec, remote string) (string, bool) {
+	if len(specs) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	block := false
+	for _, s := range specs {
+		if s.Policy == "strict" {
+			block = true
+		}
+	}
+	if block {
+		b.WriteString("gloss: push blocked: specs under a strict policy are out of step with the files they govern\n")
+	} else {
+		b.WriteString("gloss: warning: specs are out of step with the files they govern (pushing anyway)\n")
+	}
+	base := ""
+	for _, s := range specs {
+		fmt.Fprintf(&b, "  %s [%s] in %s\n", s.SpecPath, s.Policy, s.Ref)
+		for _, p := range s.Problems {
+			fmt.Fprintf(&b, "    invalid: %s\n", p)
+		}
+		if s.SpecChanged {
+			b.WriteString("    spec text changed since its last reconciliation\n")
+		}
+		if len(s.Drifted) > 0 {
+			what := "changed since its last reconciliation"
+			if s.Never {
+				what = "changed; the spec was never reconciled"
+			}
+			fmt.Fprintf(&b, "    %d governed file(s) %s: %s\n", len(s.Drifted), what, strings.Join(first(s.Drifted, 5), ", "))
+		}
+		if base == "" && s.Base != "(root)" {
+			base = s.Base
+		}
+	}
+	if base == "" {
+		base = remote + "/main"
+	} else if len(base) > 12 {
+		base = base[:12]
+	}
+	fmt.Fprintf(&b, "Next: git gloss spec validate; git gloss spec diff <spec> --base %s; reconcile; then git gloss spec mark <files> (records travel with git gloss sync).\n", base)
+	if block {
+		b.WriteString("Bypass once with git push --no-verify, or set git config gloss.prepush warn.")
+	} else {
+		b.WriteString("Set git config gloss.prepush off to silence this check.")
+	}
+	return b.String(), block
+}
+
+func first(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(append([]string{}, s[:n]...), fmt.Sprintf("… %d more", len(s)-n))
+}
+
+func init() {
+	schemas.Register(
+		schemas.Entry{Name: "spec-affected", Tag: "gloss-spec-affected/v1", Description: "Specs touched by changes since a base (list_affected_specs).", Type: schemas.TypeOf[AffectedResult]()},
+		schemas.Entry{Name: "spec-diff", Tag: "gloss-spec-diff/v1", Description: "A spec's governed changes since its last reconciliation (get_spec_diff).", Type: schemas.TypeOf[DiffResult]()},
+		schemas.Entry{Name: "spec-artifacts", Tag: "gloss-spec-artifacts/v1", Description: "A spec's changed artifacts (get_changed_artifacts).", Type: schemas.TypeOf[ArtifactsResult]()},
+		schemas.Entry{Name: "spec-mark", Tag: "gloss-spec-mark/v1", Description: "Reconciliation records written (mark_reconciled).", Type: schemas.TypeOf[MarkResult]()},
+		schemas.Entry{Name: "spec-clear", Tag: "gloss-spec-clear/v1", Description: "A reconciliation tombstone written (clear_cache).", Type: schemas.TypeOf[ClearResult]()},
+		schemas.Entry{Name: "spec-snapshot", Tag: "gloss-spec-snapshot/v1", Description: "The committed reconciliation snapshot written (snapshot_state).", Type: schemas.TypeOf[SnapshotResult]()},
+		schemas.Entry{Name: "spec-status", Tag: "gloss-spec-status/v1", Description: "Per spec: reconciled, drifted or never reconciled (git gloss spec status).", Type: schemas.TypeOf[StatusResult]()},
+		schemas.Entry{Name: "reconcile-record", Tag: RecordSchema, Description: "A reconciliation record in refs/notes/gloss/reconcile.", Type: schemas.TypeOf[Record]()},
+	)
+}
