@@ -24,6 +24,7 @@ import (
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/reconcile"
 )
 
 // Names of the hooks gloss handles.
@@ -61,7 +62,7 @@ func (b *Block) Error() string { return b.Message }
 var handlers = map[string][]Handler{
 	PrepareCommitMsg: {noteSquash},
 	PostCommit:       {updateBlameCache, annotateCommit},
-	PrePush:          {validatePushInput},
+	PrePush:          {validatePushInput, checkSpecs},
 	PostRewrite:      {carryAnnotations},
 }
 
@@ -269,6 +270,45 @@ func updateBlameCache(ctx context.Context, inv *Invocation) error {
 func validatePushInput(_ context.Context, inv *Invocation) error {
 	_, err := ParsePushInput(inv.Input)
 	return err
+}
+
+// checkSpecs is the pre-push reconciliation check: for each pushed range,
+// the specs its changes affect are validated and those whose governed
+// files drifted since their last reconciliation are reported — a warning,
+// or a block under a strict policy (coverage.policy, or git config
+// gloss.prepush warn|strict|off, which wins).
+func checkSpecs(ctx context.Context, inv *Invocation) error {
+	mode := strings.ToLower(strings.TrimSpace(inv.Config["gloss.prepush"]))
+	if mode == "off" || inv.Repo.IsBare() {
+		return nil
+	}
+	if mode != "" && mode != "warn" && mode != "strict" {
+		fmt.Fprintf(inv.Stderr, "gloss: git config gloss.prepush=%q is not warn, strict or off; using the specs' coverage.policy\n", mode)
+		mode = ""
+	}
+	updates, err := ParsePushInput(inv.Input)
+	if err != nil {
+		return err
+	}
+	remote := ""
+	if len(inv.Args) > 0 {
+		remote = inv.Args[0]
+	}
+	ups := make([]reconcile.PushUpdate, len(updates))
+	for i, u := range updates {
+		ups[i] = reconcile.PushUpdate{LocalRef: u.LocalRef, LocalSHA: u.LocalSHA, RemoteRef: u.RemoteRef, RemoteSHA: u.RemoteSHA}
+	}
+	rep, err := reconcile.CheckPush(ctx, inv.Repo, remote, ups, mode)
+	if err != nil {
+		return err
+	}
+	if rep.Block {
+		return &Block{Message: rep.Message}
+	}
+	if rep.Message != "" {
+		fmt.Fprintln(inv.Stderr, rep.Message)
+	}
+	return nil
 }
 
 // carryAnnotations carries annotation records from the rewritten commits

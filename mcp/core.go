@@ -3,9 +3,11 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/setup"
+	"github.com/gloss-dev/gloss/spec"
 )
 
 // registerCore adds the tools about gloss itself.
@@ -28,7 +30,8 @@ func registerCore(r *registry) {
 
 // initializeNotes computes the hints spliced into the initialize result.
 // They appear only in repositories where gloss is set up: projectNote when
-// that setup is older than this binary.
+// that setup is older than this binary, schemaNote when the repository's
+// specs use an older spec schema than this binary's.
 func initializeNotes(dir string) map[string]string {
 	repo, err := gitops.Open(dir)
 	if err != nil {
@@ -42,6 +45,12 @@ func initializeNotes(dir string) map[string]string {
 	notes := map[string]string{}
 	if st.Setup.Outdated {
 		notes["projectNote"] = fmt.Sprintf("gloss in this repository was set up by an older version (setup v%d; this server is v%d). Ask the user to run `git gloss init` to update hooks and configuration.", st.Setup.Recorded, st.Setup.Current)
+	}
+	if !repo.IsBare() {
+		if oldest, files := spec.OutdatedSpecs(repo.Root()); len(files) > 0 {
+			notes["schemaNote"] = fmt.Sprintf("%d spec file(s) in %s use spec schema %s; this server knows %s. Ask the user to set schema_version: '%s' in %s and run `git gloss spec validate`.",
+				len(files), spec.Dir, oldest, spec.SchemaVersion, spec.SchemaVersion, strings.Join(files, ", "))
+		}
 	}
 	return notes
 }

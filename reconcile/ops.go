@@ -289,6 +289,28 @@ func coldWarning(sp string) string {
 	return fmt.Sprintf("cold cache: %s has never been reconciled here (no record in %s reachable from HEAD and no fingerprint in %s), so every governed file counts as changed; run mark_reconciled after reviewing them", sp, notes.Reconcile, StatePath)
 }
 
+// orphanWarnings names the spec's artifact globs that match no file.
+func (w *Workspace) orphanWarnings(sp *spec.Spec) []string {
+	var out []string
+	for _, cp := range sp.Patterns() {
+		g, err := spec.CompileGlob(cp[1])
+		if err != nil {
+			continue
+		}
+		found := false
+		for _, f := range w.Tree.Files {
+			if g.Match(f.Path) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, fmt.Sprintf("orphan glob: %s artifacts.%s %q matches no file", sp.Path, cp[0], cp[1]))
+		}
+	}
+	return out
+}
+
 // classify splits files into those the view matches and those it does
 // not, hashing (on every core) only what blob ids cannot decide. Files
 // that cannot be read are reported in warnings and count as changed.
@@ -364,6 +386,7 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 	if !sp.Parsed {
 		return nil, fault.Checkf("%s does not parse: %s", sp.Path, sp.Problems[0])
 	}
+	res.Warnings = append(res.Warnings, w.orphanWarnings(sp)...)
 	v := w.State.view(sp.Path)
 	res.Cache = w.cacheInfo(v, in.BypassCache)
 	if !v.warm && !in.BypassCache {
@@ -470,7 +493,7 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 	}
 	pathspec = append(pathspec, res.DeletedFiles...)
 	for _, r := range res.RenamedFiles {
-		pathspec = append(pathspec, r.From)
+		pathspec = append(pathspec, r.From, r.To)
 	}
 	diff, binaries, err := w.diff(ctx, base.BaseCommit, pathspec, res.UntrackedFiles)
 	if err != nil {

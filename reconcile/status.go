@@ -71,6 +71,7 @@ func (w *Workspace) Status() (*StatusResult, error) {
 			}
 		}
 		row.Governed = len(governed)
+		res.Warnings = append(res.Warnings, w.orphanWarnings(sp)...)
 		if !v.warm {
 			row.State = StateNever
 			res.Specs = append(res.Specs, row)

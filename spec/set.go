@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
@@ -190,6 +193,9 @@ func Validate(_ context.Context, repo *gitops.Repo, target string) (*ValidateRes
 		}
 		slices.Sort(files)
 	} else {
+		if !strings.HasSuffix(rel, Suffix) {
+			return nil, fault.Usagef("%s is not a spec file (specs end in %s)", target, Suffix)
+		}
 		files = []string{rel}
 	}
 	if len(files) == 0 {
@@ -215,4 +221,60 @@ func Validate(_ context.Context, repo *gitops.Repo, target string) (*ValidateRes
 		res.Files = append(res.Files, fp)
 	}
 	return res, nil
+}
+
+// OutdatedSpecs lists the spec files under root's .gloss/specs whose
+// schema_version is older than SchemaVersion (unreadable or unversioned
+// files are left to validate), with the oldest version found.
+func OutdatedSpecs(root string) (oldest string, files []string) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return "", nil
+	}
+	defer r.Close()
+	_ = fs.WalkDir(r.FS(), Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, Suffix) {
+			return nil
+		}
+		data, err := r.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		var head struct {
+			SchemaVersion string `yaml:"schema_version"`
+		}
+		if yaml.Unmarshal(data, &head) != nil || head.SchemaVersion == "" {
+			return nil
+		}
+		if compareVersions(head.SchemaVersion, SchemaVersion) < 0 {
+			files = append(files, p)
+			if oldest == "" || compareVersions(head.SchemaVersion, oldest) < 0 {
+				oldest = head.SchemaVersion
+			}
+		}
+		return nil
+	})
+	slices.Sort(files)
+	return oldest, files
+}
+
+// compareVersions compares dotted numeric versions ("0.7" < "0.8" < "0.10").
+func compareVersions(a, b string) int {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		var x, y int
+		if i < len(pa) {
+			x, _ = strconv.Atoi(pa[i])
+		}
+		if i < len(pb) {
+			y, _ = strconv.Atoi(pb[i])
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }
