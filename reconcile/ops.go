@@ -27,35 +27,75 @@ func missing(name, hint string) error {
 }
 
 // Workspace is one call's view of the repository: the working tree, its
-// specs and the reconciliations that count at HEAD.
+// specs and the reconciliations that count at HEAD. It is read lazily, in
+// one pass, against the commit the call compares with (the base for
+// diffs, HEAD otherwise).
 type Workspace struct {
 	Repo  *gitops.Repo
 	Tree  *spec.Tree
 	Specs *spec.Set
 	State *State
 	Head  string
+
+	ctx        context.Context
+	treeRev    string
+	prepared   bool
+	changes    *changeSet
+	changesRev string
 }
 
-// Open reads the working tree, its specs and the records reachable from
-// HEAD.
+// Open starts a workspace on the repository's working tree.
 func Open(ctx context.Context, repo *gitops.Repo) (*Workspace, error) {
-	tree, err := spec.WorktreeTree(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-	set, err := spec.LoadSet(tree)
-	if err != nil {
-		return nil, err
-	}
 	head, err := repo.Head()
 	if err != nil {
 		return nil, err
 	}
-	st, err := loadState(ctx, repo, head, tree)
-	if err != nil {
-		return nil, err
+	return &Workspace{Repo: repo, Head: head, ctx: ctx}, nil
+}
+
+// Load reads the working tree (compared with HEAD), the specs and the
+// records. The operations call it themselves; callers need it only to
+// read Tree, Specs or State directly.
+func (w *Workspace) Load() error { return w.prepare(w.Head) }
+
+// prepare reads the working tree against rev, the specs and the records
+// (the records in parallel with the tree).
+func (w *Workspace) prepare(rev string) error {
+	if w.prepared && w.treeRev == rev {
+		return nil
 	}
-	return &Workspace{Repo: repo, Tree: tree, Specs: set, State: st, Head: head}, nil
+	type stateResult struct {
+		st  *State
+		err error
+	}
+	stc := make(chan stateResult, 1)
+	if w.State == nil {
+		go func() {
+			st, err := loadState(w.ctx, w.Repo, w.Head, nil)
+			stc <- stateResult{st, err}
+		}()
+	} else {
+		stc <- stateResult{w.State, nil}
+	}
+	tree, changes, err := spec.WorktreeTree(w.ctx, w.Repo, rev)
+	sr := <-stc
+	if err != nil {
+		return err
+	}
+	if sr.err != nil {
+		return sr.err
+	}
+	set, err := spec.LoadSet(tree)
+	if err != nil {
+		return err
+	}
+	st := sr.st
+	if err := st.addSnapshot(tree); err != nil {
+		return err
+	}
+	w.Tree, w.Specs, w.State, w.treeRev, w.prepared = tree, set, st, rev, true
+	w.changes, w.changesRev = newChangeSet(changes), rev
+	return nil
 }
 
 func (w *Workspace) warnings() []string {
@@ -141,11 +181,10 @@ func newChangeSet(changes []gitops.Change) *changeSet {
 }
 
 func (w *Workspace) worktreeChanges(baseCommit string) (*changeSet, error) {
-	changes, err := w.Repo.DiffWorktree(baseCommit, gitops.DiffOptions{Untracked: true})
-	if err != nil {
+	if err := w.prepare(baseCommit); err != nil {
 		return nil, err
 	}
-	return newChangeSet(changes), nil
+	return w.changes, nil
 }
 
 // --- list_affected_specs ------------------------------------------------
@@ -319,31 +358,34 @@ func (w *Workspace) classify(v *view, paths []string, bypass bool) (changed, sam
 		return append([]string(nil), paths...), nil, nil
 	}
 	var need []string
-	decided := map[string]bool{}
 	for _, p := range paths {
 		f, _ := w.Tree.Lookup(p)
 		m, ok := v.matchesBlob(f)
-		if ok {
-			decided[p] = m
-		} else {
+		switch {
+		case !ok:
 			need = append(need, p)
-		}
-	}
-	hashes, failed := w.Tree.Hashes(need)
-	for _, p := range need {
-		if err, bad := failed[p]; bad {
-			warnings = append(warnings, fmt.Sprintf("cannot hash %s (%v): counted as changed", p, err))
-			decided[p] = false
-			continue
-		}
-		decided[p] = hashes[p] == v.files[p]
-	}
-	for _, p := range paths {
-		if decided[p] {
+		case m:
 			same = append(same, p)
-		} else {
+		default:
 			changed = append(changed, p)
 		}
+	}
+	if len(need) > 0 {
+		hashes, failed := w.Tree.Hashes(need)
+		for _, p := range need {
+			if err, bad := failed[p]; bad {
+				warnings = append(warnings, fmt.Sprintf("cannot hash %s (%v): counted as changed", p, err))
+				changed = append(changed, p)
+				continue
+			}
+			if hashes[p] == v.files[p].h {
+				same = append(same, p)
+			} else {
+				changed = append(changed, p)
+			}
+		}
+		slices.Sort(same)
+		slices.Sort(changed)
 	}
 	return changed, same, warnings
 }
@@ -367,11 +409,14 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 	if strings.TrimSpace(in.SpecPath) == "" {
 		return nil, missing("spec_path", "the spec to diff, for example .gloss/specs/api.spec.yaml")
 	}
-	sp, err := w.Specs.Resolve(w.Repo.Root(), in.SpecPath)
+	base, err := w.resolveBase(in.BaseBranch, in.PlainBase)
 	if err != nil {
 		return nil, err
 	}
-	base, err := w.resolveBase(in.BaseBranch, in.PlainBase)
+	if err := w.prepare(base.BaseCommit); err != nil {
+		return nil, err
+	}
+	sp, err := w.Specs.Resolve(w.Repo.Root(), in.SpecPath)
 	if err != nil {
 		return nil, err
 	}
@@ -615,6 +660,9 @@ func (w *Workspace) ChangedArtifacts(in ArtifactsInput) (*ArtifactsResult, error
 	if strings.TrimSpace(in.SpecPath) == "" {
 		return nil, missing("spec_path", "the spec whose artifacts to check")
 	}
+	if err := w.Load(); err != nil {
+		return nil, err
+	}
 	sp, err := w.Specs.Resolve(w.Repo.Root(), in.SpecPath)
 	if err != nil {
 		return nil, err
@@ -710,6 +758,9 @@ func (w *Workspace) Mark(ctx context.Context, in MarkInput) (*MarkResult, error)
 	}
 	if w.Head == "" {
 		return nil, fault.Usagef("mark_reconciled needs a commit to attach its record to; commit first")
+	}
+	if err := w.Load(); err != nil {
+		return nil, err
 	}
 	var only *spec.Spec
 	if in.SpecPath != "" {
@@ -824,6 +875,9 @@ func (w *Workspace) Clear(ctx context.Context, in ClearInput) (*ClearResult, err
 	if w.Head == "" {
 		return nil, fault.Usagef("clear_cache needs a commit to attach its tombstone to; commit first")
 	}
+	if err := w.Load(); err != nil {
+		return nil, err
+	}
 	scope := "all"
 	rec := Record{Header: notes.NewHeader(RecordSchema), Kind: KindClear, Head: w.Head, Actor: actor(ctx, w.Repo, in.Via), ToolVersion: toolVersion()}
 	if in.SpecPath != "" {
@@ -855,6 +909,9 @@ type SnapshotResult struct {
 // governs that still exist (stale entries are pruned). Commit the file to
 // share a warm start with every clone.
 func (w *Workspace) Snapshot(_ context.Context) (*SnapshotResult, error) {
+	if err := w.Load(); err != nil {
+		return nil, err
+	}
 	snap := Snapshot{SchemaVersion: "1", CLIVersion: toolVersion(), FileFingerprints: map[string]FileFingerprint{}, SpecFingerprints: map[string]string{}}
 	now := time.Now().UTC().Format(time.RFC3339)
 	snap.LastReconciliation.Timestamp = now
@@ -871,7 +928,8 @@ func (w *Workspace) Snapshot(_ context.Context) (*SnapshotResult, error) {
 			continue
 		}
 		snap.SpecFingerprints[sp.Path] = v.specHash
-		for p, h := range v.files {
+		for p, f := range v.files {
+			h := f.h
 			if !w.Tree.Has(p) || !(sp.Governs(p)) {
 				continue // pruned: gone, or no longer governed
 			}

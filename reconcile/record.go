@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
@@ -47,14 +48,16 @@ type Record struct {
 	Head        string            `json:"head"`
 	Actor       string            `json:"actor"`
 	ToolVersion string            `json:"tool_version"`
+
+	fps map[string]fp
 }
 
 // view is what counts for one spec: the newest fingerprint of each file
 // since the last tombstone.
 type view struct {
 	specHash string
-	files    map[string]string // BLAKE3
-	blobs    map[string]string // git blob ids
+	files    map[string]fp
+	shared   bool // files belongs to a record: copy before changing
 	warm     bool
 	source   string // "records", "snapshot", "records+snapshot"
 	last     *Record
@@ -84,26 +87,49 @@ type State struct {
 // branch has no commit yet) and the snapshot in tree.
 func loadState(ctx context.Context, repo *gitops.Repo, tip string, tree *spec.Tree) (*State, error) {
 	st := &State{Tip: tip, views: map[string]*view{}}
+	notesTip, err := repo.RefTarget(notes.Reconcile)
+	if err != nil {
+		return nil, err
+	}
+	key := notesTip + " " + tip
+	if recs, warns, ok := readRecordCache(repo, key); ok {
+		for i := range recs {
+			st.layers = append(st.layers, layer{ms: idMillis(recs[i].ID, recs[i].Time), id: recs[i].ID, rec: &recs[i]})
+		}
+		st.Warnings = warns
+	} else {
+		if err := st.readRecords(repo, tip); err != nil {
+			return nil, err
+		}
+		var recs []Record
+		for _, l := range st.layers {
+			recs = append(recs, *l.rec)
+		}
+		writeRecordCache(repo, key, recs, st.Warnings)
+	}
+	st.sortLayers()
+	if tree != nil {
+		if err := st.addSnapshot(tree); err != nil {
+			return nil, err
+		}
+	}
+	_ = ctx
+	return st, nil
+}
+
+// readRecords reads every record on a commit reachable from tip.
+func (st *State) readRecords(repo *gitops.Repo, tip string) error {
+	if tip == "" {
+		return nil
+	}
 	all, _, err := notes.Open(repo, notes.Reconcile).ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", notes.Reconcile, err)
+		return fmt.Errorf("read %s: %w", notes.Reconcile, err)
 	}
-	reach := map[string]bool{}
 	for obj, recs := range all {
-		if tip == "" {
-			break
-		}
-		ok, known := reach[obj]
-		if !known {
-			ok, err = repo.IsAncestor(obj, tip)
-			if err != nil {
-				// A note on an object that is not a commit here (or is
-				// missing): it cannot be part of this history.
-				ok = false
-			}
-			reach[obj] = ok
-		}
-		if !ok {
+		ok, err := repo.IsAncestor(obj, tip)
+		if err != nil || !ok {
+			// Not in this history (or not a commit here at all).
 			continue
 		}
 		for _, r := range notes.Resolve(recs) {
@@ -118,15 +144,139 @@ func loadState(ctx context.Context, repo *gitops.Repo, tip string, tree *spec.Tr
 			st.layers = append(st.layers, layer{ms: idMillis(rec.ID, rec.Time), id: rec.ID, rec: &rec})
 		}
 	}
-	if tree != nil {
-		snap, err := readSnapshot(tree)
-		if err != nil {
-			st.Warnings = append(st.Warnings, err.Error())
-		} else if snap != nil {
-			st.Snapshot = snap
-			st.layers = append(st.layers, layer{ms: snap.time().UnixMilli(), id: "", snap: snap})
+	return nil
+}
+
+// The records that count at a commit are cached under the git dir, keyed
+// by the notes ref's tip and the commit: rebuildable, never pushed, and
+// invalid as soon as either moves. The format is plain lines of
+// tab-separated fields, read back as substrings of one string, so that a
+// record of ten thousand files loads without ten thousand allocations.
+const (
+	recordCacheFile = "reconcile-records.cache"
+	recordCacheHead = "gloss-reconcile-cache v1"
+)
+
+func readRecordCache(repo *gitops.Repo, key string) ([]Record, []string, bool) {
+	dir, err := repo.GlossDir()
+	if err != nil {
+		return nil, nil, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, recordCacheFile))
+	if err != nil {
+		return nil, nil, false
+	}
+	text := string(data)
+	line := func() (string, bool) {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			return "", false
+		}
+		l := text[:i]
+		text = text[i+1:]
+		return l, true
+	}
+	if h, ok := line(); !ok || h != recordCacheHead {
+		return nil, nil, false
+	}
+	if k, ok := line(); !ok || k != key {
+		return nil, nil, false
+	}
+	var recs []Record
+	var warnings []string
+	for len(text) > 0 {
+		l, ok := line()
+		if !ok {
+			return nil, nil, false
+		}
+		kind, rest, _ := strings.Cut(l, "\t")
+		switch kind {
+		case "W":
+			warnings = append(warnings, rest)
+		case "R":
+			f := strings.Split(rest, "\t")
+			if len(f) != 11 {
+				return nil, nil, false
+			}
+			n, err := strconv.Atoi(f[10])
+			if err != nil {
+				return nil, nil, false
+			}
+			rec := Record{Header: notes.Header{Schema: RecordSchema, ID: f[0], Time: f[1]}, Kind: f[2], SpecPath: f[3], SpecHash: f[4],
+				Base: f[5], Head: f[6], Actor: f[7], ToolVersion: f[8]}
+			if f[9] != "" {
+				rec.Supersedes = strings.Split(f[9], ",")
+			}
+			rec.fps = make(map[string]fp, n)
+			for range n {
+				fl, ok := line()
+				if !ok {
+					return nil, nil, false
+				}
+				p, hb, ok1 := strings.Cut(fl, "\t")
+				h, b, ok2 := strings.Cut(hb, "\t")
+				if !ok1 || !ok2 {
+					return nil, nil, false
+				}
+				rec.fps[p] = fp{h: h, blob: b}
+			}
+			recs = append(recs, rec)
+		default:
+			return nil, nil, false
 		}
 	}
+	return recs, warnings, true
+}
+
+func writeRecordCache(repo *gitops.Repo, key string, recs []Record, warnings []string) {
+	dir, err := repo.GlossDir()
+	if err != nil {
+		return
+	}
+	clean := func(s string) bool { return !strings.ContainsAny(s, "\t\n") }
+	var b strings.Builder
+	b.WriteString(recordCacheHead + "\n" + key + "\n")
+	for _, w := range warnings {
+		b.WriteString("W\t" + strings.NewReplacer("\n", " ", "\t", " ").Replace(w) + "\n")
+	}
+	for _, r := range recs {
+		fields := []string{r.ID, r.Time, r.Kind, r.SpecPath, r.SpecHash, r.Base, r.Head, r.Actor, r.ToolVersion, strings.Join(r.Supersedes, ",")}
+		for _, f := range fields {
+			if !clean(f) {
+				return // a field this format cannot hold: no cache
+			}
+		}
+		b.WriteString("R\t" + strings.Join(fields, "\t") + "\t" + strconv.Itoa(len(r.Files)) + "\n")
+		for p, h := range r.Files {
+			if !clean(p) || !clean(h) {
+				return
+			}
+			b.WriteString(p + "\t" + h + "\t" + r.Blobs[p] + "\n")
+		}
+	}
+	_ = atomicfile.Write(filepath.Join(dir, recordCacheFile), []byte(b.String()), 0o644)
+}
+
+// addSnapshot adds the committed snapshot of tree as a layer (replacing
+// one added before).
+func (st *State) addSnapshot(tree *spec.Tree) error {
+	st.layers = slices.DeleteFunc(st.layers, func(l layer) bool { return l.snap != nil })
+	st.Snapshot = nil
+	st.views = map[string]*view{}
+	snap, err := readSnapshot(tree)
+	if err != nil {
+		st.Warnings = append(st.Warnings, err.Error())
+		return nil
+	}
+	if snap != nil {
+		st.Snapshot = snap
+		st.layers = append(st.layers, layer{ms: snap.time().UnixMilli(), id: "", snap: snap})
+		st.sortLayers()
+	}
+	return nil
+}
+
+func (st *State) sortLayers() {
 	slices.SortStableFunc(st.layers, func(a, b layer) int {
 		if a.ms != b.ms {
 			if a.ms < b.ms {
@@ -136,8 +286,33 @@ func loadState(ctx context.Context, repo *gitops.Repo, tip string, tree *spec.Tr
 		}
 		return strings.Compare(a.id, b.id)
 	})
-	_ = ctx
-	return st, nil
+}
+
+// fp is one file's recorded fingerprint: BLAKE3, and the git blob id when
+// the file was clean (content as committed) when it was recorded.
+type fp struct{ h, blob string }
+
+// fingerprints returns the record's files as one map, built once.
+func (r *Record) fingerprints() map[string]fp {
+	if r.fps == nil {
+		r.fps = make(map[string]fp, len(r.Files))
+		for p, h := range r.Files {
+			r.fps[p] = fp{h: h, blob: r.Blobs[p]}
+		}
+	}
+	return r.fps
+}
+
+// own makes the view's map its own before changing it (a view starts by
+// sharing its first record's map: the common case of one record is free).
+func (v *view) own() {
+	if v.shared {
+		m := make(map[string]fp, len(v.files))
+		for k, x := range v.files {
+			m[k] = x
+		}
+		v.files, v.shared = m, false
+	}
 }
 
 // view computes (once) what counts for the spec at specPath.
@@ -145,7 +320,7 @@ func (st *State) view(specPath string) *view {
 	if v, ok := st.views[specPath]; ok {
 		return v
 	}
-	v := &view{files: map[string]string{}, blobs: map[string]string{}}
+	v := &view{files: map[string]fp{}}
 	sources := map[string]bool{}
 	for _, l := range st.layers {
 		switch {
@@ -155,27 +330,29 @@ func (st *State) view(specPath string) *view {
 				continue
 			}
 			v.specHash = h
-			for p, fp := range l.snap.FileFingerprints {
-				if v.files[p] != fp.Blake3 {
-					delete(v.blobs, p)
+			v.own()
+			for p, f := range l.snap.FileFingerprints {
+				old := v.files[p]
+				if old.h == f.Blake3 {
+					continue // same content: keep the blob id
 				}
-				v.files[p] = fp.Blake3
+				v.files[p] = fp{h: f.Blake3}
 			}
 			v.warm = true
 			sources["snapshot"] = true
 		case l.rec.Kind == KindClear && (l.rec.SpecPath == "" || l.rec.SpecPath == specPath):
-			v = &view{files: map[string]string{}, blobs: map[string]string{}, records: v.records}
+			v = &view{files: map[string]fp{}, records: v.records}
 			sources = map[string]bool{}
 		case l.rec.Kind == KindMark && l.rec.SpecPath == specPath:
 			if l.rec.SpecHash != "" {
 				v.specHash = l.rec.SpecHash
 			}
-			for p, h := range l.rec.Files {
-				v.files[p] = h
-				if b := l.rec.Blobs[p]; b != "" {
-					v.blobs[p] = b
-				} else {
-					delete(v.blobs, p)
+			if len(v.files) == 0 {
+				v.files, v.shared = l.rec.fingerprints(), true
+			} else {
+				v.own()
+				for p, f := range l.rec.fingerprints() {
+					v.files[p] = f
 				}
 			}
 			v.warm = true
@@ -198,20 +375,15 @@ func (st *State) view(specPath string) *view {
 	return v
 }
 
-// matches reports whether file p of tree is as the view recorded it. It
-// compares git blob ids when both are known (no hashing), else BLAKE3
-// hashes from hashes.
+// matchesBlob decides whether file f is as the view recorded it from git
+// blob ids alone; decided is false when only hashing can tell.
 func (v *view) matchesBlob(f spec.File) (match, decided bool) {
-	if _, ok := v.files[f.Path]; !ok {
+	r, ok := v.files[f.Path]
+	if !ok {
 		return false, true
 	}
-	if f.Blob != "" {
-		if b, ok := v.blobs[f.Path]; ok {
-			if b == f.Blob {
-				return true, true
-			}
-			return false, true
-		}
+	if f.Blob != "" && r.blob != "" {
+		return r.blob == f.Blob, true
 	}
 	return false, false
 }

@@ -46,6 +46,9 @@ type StatusResult struct {
 // Status reports, per spec, whether its governed files and its own text
 // are as last reconciled.
 func (w *Workspace) Status() (*StatusResult, error) {
+	if err := w.Load(); err != nil {
+		return nil, err
+	}
 	res := &StatusResult{Schema: "gloss-spec-status/v1", Specs: []SpecStatus{}, Counts: map[string]int{StateReconciled: 0, StateDrifted: 0, StateNever: 0, StateInvalid: 0},
 		Head: w.Head, Warnings: w.State.Warnings}
 	if res.Warnings == nil {

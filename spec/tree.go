@@ -31,7 +31,7 @@ type File struct {
 type Tree struct {
 	Rev      string   // the commit, or "" for the working tree
 	Files    []File   // sorted by path
-	Deleted  []string // tracked, but missing from the working tree
+	Deleted  []string // in the commit the working tree was compared with, but gone from it
 	repo     *gitops.Repo
 	root     string
 	byPath   map[string]int
@@ -51,79 +51,158 @@ func (t *Tree) Lookup(p string) (File, bool) {
 // Has reports whether p exists in the tree.
 func (t *Tree) Has(p string) bool { _, ok := t.byPath[p]; return ok }
 
-// WorktreeTree lists the working tree of repo.
-func WorktreeTree(ctx context.Context, repo *gitops.Repo) (*Tree, error) {
+// WorktreeTree lists the working tree of repo and how it differs from
+// rev (a commit id; "" for a branch with no commit yet). One stat pass
+// over the working tree does both: the files are rev's tree, changed by
+// `git diff --name-status -M rev` (modified, added, deleted, renamed) plus
+// the untracked files that are not ignored. Files the diff does not name
+// have rev's content, so their git blob id is known without reading them.
+func WorktreeTree(ctx context.Context, repo *gitops.Repo, rev string) (*Tree, []gitops.Change, error) {
 	if repo.IsBare() {
-		return nil, fmt.Errorf("specs need a working tree; this repository is bare")
+		return nil, nil, fmt.Errorf("specs need a working tree; this repository is bare")
+	}
+	if rev == "" {
+		return worktreeUnborn(ctx, repo)
 	}
 	var (
-		staged, status []byte
-		err1, err2     error
-		wg             sync.WaitGroup
+		diff, others []byte
+		entries      []gitops.TreeEntry
+		err1, err2   error
+		err3         error
+		wg           sync.WaitGroup
 	)
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		staged, err1 = repo.Git(ctx, "ls-files", "-z", "-s")
+		diff, err1 = repo.Git(ctx, "diff", "--name-status", "-z", "-M", "--no-ext-diff", rev, "--")
 	}()
 	go func() {
 		defer wg.Done()
-		status, err2 = repo.Git(ctx, "ls-files", "-z", "-t", "-m", "-d", "-o", "--exclude-standard")
+		others, err2 = repo.Git(ctx, "ls-files", "-z", "-o", "--exclude-standard")
+	}()
+	go func() {
+		defer wg.Done()
+		entries, err3 = repo.ListFiles(rev, "")
 	}()
 	wg.Wait()
-	if err1 != nil {
-		return nil, fmt.Errorf("list tracked files: %w", err1)
+	for _, err := range []error{err1, err2, err3} {
+		if err != nil {
+			return nil, nil, fmt.Errorf("list the working tree: %w", err)
+		}
 	}
-	if err2 != nil {
-		return nil, fmt.Errorf("list working-tree changes: %w", err2)
+	t := &Tree{repo: repo, root: repo.Root()}
+	changes := parseNameStatus(diff)
+	// What the diff says about each path: gone, or content unknown.
+	gone := map[string]bool{}
+	dirty := map[string]bool{}
+	for _, c := range changes {
+		switch c.Status {
+		case gitops.Deleted:
+			gone[c.Path] = true
+			t.Deleted = append(t.Deleted, c.Path)
+		case gitops.Renamed:
+			gone[c.OldPath] = true
+			dirty[c.Path] = true
+		default:
+			dirty[c.Path] = true
+		}
+	}
+	// rev's files in tree order (byte order of paths, as git sorts them),
+	// then the new ones merged in.
+	t.Files = make([]File, 0, len(entries)+len(dirty))
+	inTree := make(map[string]bool, len(dirty))
+	for _, e := range entries {
+		if e.Mode == 0o160000 || gone[e.Path] {
+			continue
+		}
+		f := File{Path: e.Path, Blob: e.ID}
+		if dirty[e.Path] {
+			f.Blob = ""
+			inTree[e.Path] = true
+		}
+		t.Files = append(t.Files, f)
+	}
+	var extra []File
+	for p := range dirty {
+		if !inTree[p] {
+			extra = append(extra, File{Path: p})
+		}
+	}
+	for _, p := range splitZ(others) {
+		if strings.HasSuffix(p, "/") {
+			continue // an untracked repository inside this one
+		}
+		extra = append(extra, File{Path: p, Untracked: true})
+		changes = append(changes, gitops.Change{Status: gitops.Untracked, Path: p})
+	}
+	t.Files = append(t.Files, extra...)
+	t.finish()
+	return t, changes, nil
+}
+
+// parseNameStatus reads `git diff --name-status -z` output.
+func parseNameStatus(out []byte) []gitops.Change {
+	f := splitZ(out)
+	var changes []gitops.Change
+	for i := 0; i < len(f); i++ {
+		st := f[i]
+		if st == "" {
+			continue
+		}
+		switch st[0] {
+		case 'R', 'C':
+			if i+2 >= len(f) {
+				return changes
+			}
+			status := gitops.Renamed
+			if st[0] == 'C' {
+				status = gitops.Copied
+			}
+			changes = append(changes, gitops.Change{Status: status, OldPath: f[i+1], Path: f[i+2]})
+			i += 2
+		default:
+			if i+1 >= len(f) {
+				return changes
+			}
+			status := gitops.Modified
+			switch st[0] {
+			case 'A':
+				status = gitops.Added
+			case 'D':
+				status = gitops.Deleted
+			case 'T':
+				status = gitops.TypeChange
+			}
+			changes = append(changes, gitops.Change{Status: status, Path: f[i+1]})
+			i++
+		}
+	}
+	return changes
+}
+
+// worktreeUnborn lists the working tree of a branch with no commit: the
+// index and untracked files, every one of them new.
+func worktreeUnborn(ctx context.Context, repo *gitops.Repo) (*Tree, []gitops.Change, error) {
+	out, err := repo.Git(ctx, "ls-files", "-z", "-c", "-o", "--exclude-standard")
+	if err != nil {
+		return nil, nil, fmt.Errorf("list the working tree: %w", err)
 	}
 	t := &Tree{repo: repo, root: repo.Root(), byPath: map[string]int{}}
-	blobs := map[string]string{}
-	for _, rec := range splitZ(staged) {
-		// <mode> SP <blob> SP <stage> TAB <path>
-		meta, p, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 {
+	var changes []gitops.Change
+	seen := map[string]bool{}
+	for _, p := range splitZ(out) {
+		if seen[p] || strings.HasSuffix(p, "/") {
 			continue
 		}
-		if f[0] == "160000" {
-			continue // a submodule is not a file of this repository
-		}
-		if f[2] != "0" {
-			blobs[p] = "" // conflicted: content unknown
+		seen[p] = true
+		if _, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(p))); err != nil {
 			continue
 		}
-		blobs[p] = f[1]
-	}
-	deleted := map[string]bool{}
-	for _, rec := range splitZ(status) {
-		if len(rec) < 3 {
-			continue
-		}
-		tag, p := rec[0], rec[2:]
-		switch tag {
-		case 'C': // modified
-			if _, ok := blobs[p]; ok {
-				blobs[p] = ""
-			}
-		case 'R': // removed from the working tree
-			deleted[p] = true
-		case '?':
-			if strings.HasSuffix(p, "/") {
-				continue // an untracked repository inside this one
-			}
-			t.Files = append(t.Files, File{Path: p, Untracked: true})
-		}
-	}
-	for p, b := range blobs {
-		if deleted[p] {
-			t.Deleted = append(t.Deleted, p)
-			continue
-		}
-		t.Files = append(t.Files, File{Path: p, Blob: b})
+		t.Files = append(t.Files, File{Path: p})
+		changes = append(changes, gitops.Change{Status: gitops.Added, Path: p})
 	}
 	t.finish()
-	return t, nil
+	return t, changes, nil
 }
 
 // CommitTree lists the files of a commit.
@@ -148,8 +227,12 @@ func CommitTree(repo *gitops.Repo, rev string) (*Tree, error) {
 }
 
 func (t *Tree) finish() {
-	slices.SortFunc(t.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	byPath := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(t.Files, byPath) {
+		slices.SortFunc(t.Files, byPath)
+	}
 	slices.Sort(t.Deleted)
+	t.byPath = make(map[string]int, len(t.Files))
 	for i, f := range t.Files {
 		t.byPath[f.Path] = i
 	}

@@ -28,7 +28,11 @@ func TestWorktreeTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	tree, err := spec.WorktreeTree(context.Background(), repo)
+	head, err := repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, _, err := spec.WorktreeTree(context.Background(), repo, head)
 	if err != nil {
 		t.Fatal(err)
 	}
