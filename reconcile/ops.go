@@ -325,7 +325,7 @@ func (w *Workspace) cacheInfo(v *view, bypass bool) CacheInfo {
 }
 
 func coldWarning(sp string) string {
-	return fmt.Sprintf("cold cache: %s has never been reconciled here (no record in %s reachable from HEAD and no fingerprint in %s), so every governed file counts as changed; run mark_reconciled after reviewing them", sp, notes.Reconcile, StatePath)
+	return fmt.Sprintf("cold cache: %s has never been reconciled here (no record in %s reachable from HEAD and no fingerprint in %s), so every governed file counts as changed; run mark_reconciled after reviewing them (if others reconciled it, git gloss sync fetches their records)", sp, notes.Reconcile, StatePath)
 }
 
 // orphanWarnings names the spec's artifact globs that match no file.

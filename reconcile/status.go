@@ -301,6 +301,12 @@ func pushMessage(specs []PushSpec, remote string) (string, bool) {
 			base = s.Base
 		}
 	}
+	for _, s := range specs {
+		if s.Never {
+			fmt.Fprintf(&b, "Some specs have no reconciliation record here; if others reconciled them, git gloss sync %s fetches their records.\n", remote)
+			break
+		}
+	}
 	if base == "" {
 		base = remote + "/main"
 	} else if len(base) > 12 {
