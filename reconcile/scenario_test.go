@@ -383,6 +383,11 @@ func TestScenario11PrePush(t *testing.T) {
 	if err != nil || !strings.Contains(out, "gloss: warning") || !strings.Contains(out, apiSpec) || !strings.Contains(out, "internal/api/handlers.go") {
 		t.Fatalf("warn policy: %v\n%s", err, out)
 	}
+	// A new branch is compared from its merge-base with origin/main: only
+	// the feature's own change counts, not every file of the repository.
+	if strings.Contains(out, storageSpec) || strings.Contains(out, systemSpec) {
+		t.Fatalf("new branch compared from the root instead of the merge-base:\n%s", out)
+	}
 	// strict: blocked, with what to run.
 	r.Git("config", "gloss.prepush", "strict")
 	out, err = push("feature")
