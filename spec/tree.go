@@ -183,14 +183,18 @@ func parseNameStatus(out []byte) []gitops.Change {
 // worktreeUnborn lists the working tree of a branch with no commit: the
 // index and untracked files, every one of them new.
 func worktreeUnborn(ctx context.Context, repo *gitops.Repo) (*Tree, []gitops.Change, error) {
-	out, err := repo.Git(ctx, "ls-files", "-z", "-c", "-o", "--exclude-standard")
+	out, err := repo.Git(ctx, "ls-files", "-z", "-t", "-c", "-o", "--exclude-standard")
 	if err != nil {
 		return nil, nil, fmt.Errorf("list the working tree: %w", err)
 	}
-	t := &Tree{repo: repo, root: repo.Root(), byPath: map[string]int{}}
+	t := &Tree{repo: repo, root: repo.Root()}
 	var changes []gitops.Change
 	seen := map[string]bool{}
-	for _, p := range splitZ(out) {
+	for _, rec := range splitZ(out) {
+		if len(rec) < 3 {
+			continue
+		}
+		tag, p := rec[0], rec[2:]
 		if seen[p] || strings.HasSuffix(p, "/") {
 			continue
 		}
@@ -198,8 +202,13 @@ func worktreeUnborn(ctx context.Context, repo *gitops.Repo) (*Tree, []gitops.Cha
 		if _, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(p))); err != nil {
 			continue
 		}
-		t.Files = append(t.Files, File{Path: p})
-		changes = append(changes, gitops.Change{Status: gitops.Added, Path: p})
+		untracked := tag == '?'
+		t.Files = append(t.Files, File{Path: p, Untracked: untracked})
+		status := gitops.Added
+		if untracked {
+			status = gitops.Untracked
+		}
+		changes = append(changes, gitops.Change{Status: status, Path: p})
 	}
 	t.finish()
 	return t, changes, nil

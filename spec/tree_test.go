@@ -83,3 +83,26 @@ func mustGlob(t *testing.T, p string) *spec.Glob {
 	}
 	return g
 }
+
+// A branch with no commit yet: the index and untracked files, all new,
+// the untracked ones marked.
+func TestWorktreeTreeUnborn(t *testing.T) {
+	r := fixtures.NewRepo(t)
+	r.Write("staged.go", "package a\n")
+	r.Write("loose.go", "package a\n")
+	r.Git("add", "staged.go")
+	repo, err := gitops.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	tree, changes, err := spec.WorktreeTree(context.Background(), repo, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged, _ := tree.Lookup("staged.go")
+	loose, _ := tree.Lookup("loose.go")
+	if !tree.Has("staged.go") || staged.Untracked || !loose.Untracked || len(changes) != 2 {
+		t.Fatalf("staged %+v loose %+v changes %+v", staged, loose, changes)
+	}
+}
