@@ -191,7 +191,7 @@ func (w *Workspace) worktreeChanges(baseCommit string) (*changeSet, error) {
 
 // AffectedInput is list_affected_specs' input.
 type AffectedInput struct {
-	BaseBranch string `json:"base_branch,omitempty" jsonschema:"required: branch or commit to compare the working tree with (compared from its merge-base with HEAD unless plain_base)"`
+	BaseBranch string `json:"base_branch" jsonschema:"branch or commit to compare the working tree with (compared from its merge-base with HEAD unless plain_base)"`
 	PlainBase  bool   `json:"plain_base,omitempty" jsonschema:"compare with base_branch itself instead of its merge-base with HEAD"`
 }
 
@@ -264,8 +264,8 @@ func affectedSpecs(set *spec.Set, changed []string, present map[string]bool) []A
 
 // DiffInput is get_spec_diff's input.
 type DiffInput struct {
-	SpecPath        string   `json:"spec_path,omitempty" jsonschema:"required: the spec, e.g. .gloss/specs/api.spec.yaml (or its short name, api)"`
-	BaseBranch      string   `json:"base_branch,omitempty" jsonschema:"required: branch or commit to diff against (from its merge-base with HEAD unless plain_base)"`
+	SpecPath        string   `json:"spec_path" jsonschema:"the spec, e.g. .gloss/specs/api.spec.yaml (or its short name, api)"`
+	BaseBranch      string   `json:"base_branch" jsonschema:"branch or commit to diff against (from its merge-base with HEAD unless plain_base)"`
 	PlainBase       bool     `json:"plain_base,omitempty" jsonschema:"diff against base_branch itself instead of its merge-base with HEAD"`
 	ExcludePatterns []string `json:"exclude_patterns,omitempty" jsonschema:"globs (* within a segment, dir/** below dir) whose files are left out of diff, files and file_categories"`
 	BypassCache     bool     `json:"bypass_cache,omitempty" jsonschema:"ignore reconciliation records for this call: every governed file counts as changed"`
@@ -635,7 +635,7 @@ func binaryPath(line string) string {
 
 // ArtifactsInput is get_changed_artifacts' input.
 type ArtifactsInput struct {
-	SpecPath     string `json:"spec_path,omitempty" jsonschema:"required: the spec"`
+	SpecPath     string `json:"spec_path" jsonschema:"the spec: its path or short name"`
 	ArtifactType string `json:"artifact_type,omitempty" jsonschema:"one artifact category (code, docs, tests, or any the spec declares); omit for all"`
 }
 
@@ -721,7 +721,7 @@ func (w *Workspace) ChangedArtifacts(in ArtifactsInput) (*ArtifactsResult, error
 
 // MarkInput is mark_reconciled's input.
 type MarkInput struct {
-	Files    []string `json:"files,omitempty" jsonschema:"required: repository-relative paths of the files (and spec files) you reconciled"`
+	Files    []string `json:"files" jsonschema:"repository-relative paths of the files (and spec files) you reconciled"`
 	SpecPath string   `json:"spec_path,omitempty" jsonschema:"record for this spec only; omit to record for every spec that governs each file"`
 	Base     string   `json:"base,omitempty" jsonschema:"the base the reconciliation compared with, kept in the record"`
 	Via      string   `json:"-"`

@@ -119,8 +119,9 @@ func TestReadsNotarAISnapshot(t *testing.T) {
 	}
 }
 
-// Hostile input: bad exclude globs and paths outside the repository are
-// clear usage errors, unknown specs not-found errors; the plain base is honoured.
+// Hostile input: bad exclude globs, paths outside the repository and
+// invalid UTF-8 are clear usage errors, unknown specs not-found errors; the
+// plain base is honoured.
 func TestHostileInputAndPlainBase(t *testing.T) {
 	r := todo(t)
 	r.Commit("handler", map[string]string{"internal/api/handlers.go": "package api\n"})
@@ -137,12 +138,11 @@ func TestHostileInputAndPlainBase(t *testing.T) {
 			t.Errorf("%q: want exit 2, got %v\n%s", args, err, out)
 		}
 	}
-	// Invalid UTF-8 reaches gloss as U+FFFD (the argument parser replaces
-	// it): a spec that does not exist.
-	for _, name := range []string{"nosuch", "api\xff"} {
-		if out, err := r.Gloss("spec", "diff", name, "--base", "main"); exitCode(err) != 3 || !strings.Contains(out, "no spec") {
-			t.Errorf("unknown spec %q: want exit 3, got %v\n%s", name, err, out)
-		}
+	if out, err := r.Gloss("spec", "diff", "nosuch", "--base", "main"); exitCode(err) != 3 || !strings.Contains(out, "no spec") {
+		t.Errorf("unknown spec: want exit 3, got %v\n%s", err, out)
+	}
+	if out, err := r.Gloss("spec", "diff", "api\xff", "--base", "main"); exitCode(err) != 2 || !strings.Contains(out, "not valid UTF-8") {
+		t.Errorf("invalid UTF-8: want exit 2, got %v\n%s", err, out)
 	}
 	mb := specDiff(t, r, "api")
 	if mb.BaseMode != "merge-base" || strings.Contains(mb.Diff, "API v2") {
