@@ -277,6 +277,8 @@ func (e *Env) Cases() []Case {
 			Git: func() error { return e.git(nil, "blame", "--porcelain", "-L", lines, "HEAD", "--", e.HotFile) },
 		}}, cases...)
 	}
+	// Specs: a repository of its own next to this one (built once).
+	cases = append(cases, specsCase(e.Dir+"-specs"))
 	return cases
 }
 
