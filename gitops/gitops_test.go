@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -463,5 +464,66 @@ func TestDiffBlobsReflogAndPatchID(t *testing.T) {
 	p2, _ := r.PatchID(context.Background(), "HEAD")
 	if p1 == "" || p1 != p2 {
 		t.Errorf("patch ids %q and %q should match", p1, p2)
+	}
+}
+
+// Of writers racing to create the same ref, or to move it from the value
+// they all read, exactly one wins and the others are told to retry. (The
+// check libgit2 makes for a non-forced create runs before it takes the
+// ref's lock, so two creators could both pass it.)
+func TestRefRacesHaveOneWinner(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	var commits []string
+	for i := range 8 {
+		commits = append(commits, fx.Commit(fmt.Sprintf("c%d", i), nil))
+	}
+	repos := make([]*gitops.Repo, len(commits))
+	for i := range repos {
+		repos[i] = open(t, fx.Dir)
+	}
+	for round := range 40 {
+		ref := fmt.Sprintf("refs/gloss-test/race%d", round)
+		var wg sync.WaitGroup
+		won := make([]bool, len(commits))
+		for i := range commits {
+			wg.Go(func() {
+				err := repos[i].UpdateRef(ref, commits[i], "", "create")
+				if err != nil && !errors.Is(err, gitops.ErrRefChanged) {
+					t.Errorf("writer %d: %v", i, err)
+				}
+				won[i] = err == nil
+			})
+		}
+		wg.Wait()
+		var winners []int
+		for i, w := range won {
+			if w {
+				winners = append(winners, i)
+			}
+		}
+		got, _ := repos[0].RefTarget(ref)
+		if len(winners) != 1 || got != commits[winners[0]] {
+			t.Fatalf("round %d: winners %v, ref at %s", round, winners, got)
+		}
+		// Moving it from the value everyone read: again one winner.
+		winners = winners[:0]
+		for i := range commits {
+			wg.Go(func() {
+				err := repos[i].UpdateRef(ref, commits[(i+1)%len(commits)], got, "move")
+				if err != nil && !errors.Is(err, gitops.ErrRefChanged) {
+					t.Errorf("writer %d: %v", i, err)
+				}
+				won[i] = err == nil
+			})
+		}
+		wg.Wait()
+		for i, w := range won {
+			if w {
+				winners = append(winners, i)
+			}
+		}
+		if moved, _ := repos[0].RefTarget(ref); len(winners) != 1 || moved != commits[(winners[0]+1)%len(commits)] {
+			t.Fatalf("round %d: %d writers moved the ref", round, len(winners))
+		}
 	}
 }

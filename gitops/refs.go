@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -51,12 +52,7 @@ func (r *Repo) UpdateRef(name, newID, oldID, msg string) error {
 		return err
 	}
 	if oldID == "" {
-		ref, err := r.r.References.Create(name, nid, false, msg)
-		if err != nil {
-			return r.refErr(name, err)
-		}
-		ref.Free()
-		return nil
+		return r.createRef(name, nid.String(), msg)
 	}
 	ref, err := r.r.References.Lookup(name)
 	if err != nil {
@@ -77,6 +73,30 @@ func (r *Repo) UpdateRef(name, newID, oldID, msg string) error {
 	}
 	updated.Free()
 	return nil
+}
+
+// createRef creates ref name, which must not exist yet. It goes through
+// git update-ref rather than libgit2: libgit2 checks that a ref is absent
+// before it takes the ref's lock, so two processes creating the same ref
+// can both succeed and the second silently overwrites the first. git
+// checks under the lock.
+func (r *Repo) createRef(name, newID, msg string) error {
+	_, err := r.Git(context.Background(), "update-ref", "-m", msg, name, newID, "")
+	if err == nil {
+		return nil
+	}
+	var ge *GitError
+	if !errors.As(err, &ge) {
+		return fmt.Errorf("create ref %s: %w", name, err)
+	}
+	switch {
+	case strings.Contains(ge.Stderr, "already exists"), strings.Contains(ge.Stderr, "but expected"):
+		return ErrRefChanged
+	case strings.Contains(ge.Stderr, ".lock"):
+		r.breakStaleLock(name)
+		return ErrRefChanged
+	}
+	return fmt.Errorf("create ref %s: %w", name, err)
 }
 
 func (r *Repo) refErr(name string, err error) error {
