@@ -61,6 +61,16 @@ func checkText(name string, values ...string) error {
 	return nil
 }
 
+// lookup loads the tasks and finds one from a full or partial id.
+func (s *Store) lookup(id string) (*Task, graph, error) {
+	all, g, err := s.active()
+	if err != nil {
+		return nil, graph{}, err
+	}
+	t, err := resolveIn(all, id)
+	return t, g, err
+}
+
 // active loads the tasks and their graph.
 func (s *Store) active() ([]*Task, graph, error) {
 	all, err := s.load()
@@ -141,11 +151,7 @@ type Detail struct {
 
 // Get returns a task in full, with the commits linked to it.
 func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
-	all, g, err := s.active()
-	if err != nil {
-		return nil, err
-	}
-	t, err := resolveIn(all, id)
+	t, g, err := s.lookup(id)
 	if err != nil {
 		return nil, err
 	}
@@ -447,11 +453,7 @@ type UpdateInput struct {
 
 // Update changes a task's fields and status.
 func (s *Store) Update(ctx context.Context, in UpdateInput) (*Message, error) {
-	all, g, err := s.active()
-	if err != nil {
-		return nil, err
-	}
-	t, err := resolveIn(all, in.ID)
+	t, g, err := s.lookup(in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -615,11 +617,7 @@ func (s *Store) merged(ctx context.Context, branch string) (bool, error) {
 // acceptance criterion (<id>.1, <id>.2, …), each depending on the one
 // before. No agent is involved: the criteria are the plan.
 func (s *Store) Split(ctx context.Context, id string, force bool) (*SplitResult, error) {
-	all, g, err := s.active()
-	if err != nil {
-		return nil, err
-	}
-	t, err := resolveIn(all, id)
+	t, g, err := s.lookup(id)
 	if err != nil {
 		return nil, err
 	}

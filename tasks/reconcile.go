@@ -660,11 +660,7 @@ type Diagnosis struct {
 
 // Diagnose explains where a task stands and what to do about it.
 func (s *Store) Diagnose(ctx context.Context, id string) (*Diagnosis, error) {
-	all, g, err := s.active()
-	if err != nil {
-		return nil, err
-	}
-	t, err := resolveIn(all, id)
+	t, g, err := s.lookup(id)
 	if err != nil {
 		return nil, err
 	}

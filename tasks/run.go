@@ -170,11 +170,7 @@ type QualityNotice struct {
 // WorkStart starts an agent on a task. self is the git-gloss binary that
 // will supervise the run.
 func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, error) {
-	all, g, err := s.active()
-	if err != nil {
-		return nil, err
-	}
-	t, err := resolveIn(all, id)
+	t, g, err := s.lookup(id)
 	if err != nil {
 		return nil, err
 	}
