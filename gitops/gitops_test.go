@@ -473,9 +473,12 @@ func TestDiffBlobsReflogAndPatchID(t *testing.T) {
 // ref's lock, so two creators could both pass it.)
 func TestRefRacesHaveOneWinner(t *testing.T) {
 	fx := fixtures.NewRepo(t)
-	var commits []string
+	var commits, moves []string
 	for i := range 8 {
 		commits = append(commits, fx.Commit(fmt.Sprintf("c%d", i), nil))
+	}
+	for i := range 8 {
+		moves = append(moves, fx.Commit(fmt.Sprintf("m%d", i), nil))
 	}
 	repos := make([]*gitops.Repo, len(commits))
 	for i := range repos {
@@ -505,11 +508,12 @@ func TestRefRacesHaveOneWinner(t *testing.T) {
 		if len(winners) != 1 || got != commits[winners[0]] {
 			t.Fatalf("round %d: winners %v, ref at %s", round, winners, got)
 		}
-		// Moving it from the value everyone read: again one winner.
+		// Moving it (never to the value it holds) from the value everyone
+		// read: again one winner.
 		winners = winners[:0]
 		for i := range commits {
 			wg.Go(func() {
-				err := repos[i].UpdateRef(ref, commits[(i+1)%len(commits)], got, "move")
+				err := repos[i].UpdateRef(ref, moves[i], got, "move")
 				if err != nil && !errors.Is(err, gitops.ErrRefChanged) {
 					t.Errorf("writer %d: %v", i, err)
 				}
@@ -522,7 +526,7 @@ func TestRefRacesHaveOneWinner(t *testing.T) {
 				winners = append(winners, i)
 			}
 		}
-		if moved, _ := repos[0].RefTarget(ref); len(winners) != 1 || moved != commits[(winners[0]+1)%len(commits)] {
+		if moved, _ := repos[0].RefTarget(ref); len(winners) != 1 || moved != moves[winners[0]] {
 			t.Fatalf("round %d: %d writers moved the ref", round, len(winners))
 		}
 	}
