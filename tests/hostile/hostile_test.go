@@ -324,3 +324,25 @@ func TestInitInHostileClone(t *testing.T) {
 		t.Fatalf("git broken after init: %v %s", err, out)
 	}
 }
+
+// A symlinked task file is listed with a problem, like a file whose
+// frontmatter does not parse, and never stops the other task commands;
+// a note name with a NUL byte is refused, not rewritten.
+func TestOddFilesAndNamesAreReportedNotFatal(t *testing.T) {
+	w := newWorld(t, map[string]string{"elsewhere.md": "---\nstatus: pending\n---\n# Linked\n"},
+		map[string]string{".gloss/tasks/2026-01-01-001-abc.md": "../../elsewhere.md"})
+	r := w.repo
+	r.MustGloss("task", "add", "A real task")
+	out := r.MustGloss("task", "list", "--json")
+	if !strings.Contains(out, "2026-01-01-001-abc") || !strings.Contains(out, "symbolic link") || !strings.Contains(out, "A real task") {
+		t.Errorf("task list does not show both tasks, the link with its problem:\n%s", out)
+	}
+	if _, err := r.Gloss("task", "work", "001-abc"); err == nil {
+		t.Errorf("a symlinked task can be started")
+	}
+	w.gitSum = snapshot(t, r.Path(".git"), gitSkip...) // task add committed, as it should
+	w.tool("NUL name", "create_note", map[string]any{"name": "a\x00b", "content": "x"})
+	if out, _ := r.Run("find", ".gloss/notebook", "-name", "a*b*"); strings.TrimSpace(out) != "" {
+		t.Errorf("a note was written for a NUL name: %s", out)
+	}
+}
