@@ -250,7 +250,7 @@ func TestMCPInstallClientsAndGlobal(t *testing.T) {
 var updateShims = flag.Bool("update-shims", false, "rewrite .githooks/* from setup.Shim")
 
 // gloss's own clone runs the shims in .githooks; they must be exactly what
-// init installs. After changing the shims or the hook list, run
+// init installs, plus the fallback to the clone's bin/git-gloss. After changing the shims or the hook list, run
 //
 //	go test ./setup -run CommittedShims -update-shims
 func TestCommittedShimsMatchGenerated(t *testing.T) {
@@ -258,7 +258,7 @@ func TestCommittedShimsMatchGenerated(t *testing.T) {
 	for _, h := range setup.Hooks {
 		p := filepath.Join(dir, h)
 		if *updateShims {
-			if err := os.WriteFile(p, []byte(setup.Shim(h)), 0o755); err != nil {
+			if err := os.WriteFile(p, []byte(setup.RepoShim(h)), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -266,8 +266,75 @@ func TestCommittedShimsMatchGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(data) != setup.Shim(h) {
-			t.Errorf(".githooks/%s differs from setup.Shim(%q); run go test ./setup -run CommittedShims -update-shims", h, h)
+		if string(data) != setup.RepoShim(h) {
+			t.Errorf(".githooks/%s differs from setup.RepoShim(%q); run go test ./setup -run CommittedShims -update-shims", h, h)
 		}
+	}
+}
+
+// withoutGloss returns fx's environment with a PATH that has git and sh
+// but no git-gloss.
+func withoutGloss(t *testing.T, fx *fixtures.Repo) *fixtures.Repo {
+	t.Helper()
+	c := *fx
+	c.Env = nil
+	for _, kv := range fx.Env {
+		if !strings.HasPrefix(kv, "PATH=") {
+			c.Env = append(c.Env, kv)
+		}
+	}
+	c.Env = append(c.Env, "PATH=/usr/bin:/bin")
+	if out, err := c.Run("sh", "-c", "command -v git-gloss"); err == nil {
+		t.Skipf("git-gloss is installed system-wide at %s", out)
+	}
+	return &c
+}
+
+func TestShimSaysOncePerCommitWhenGlossIsMissing(t *testing.T) {
+	fx := newRepo(t)
+	fx.MustGloss("init", "--no-mcp")
+	bare := withoutGloss(t, fx)
+	out, err := bare.GitErr("commit", "--allow-empty", "-m", "without git-gloss")
+	if err != nil {
+		t.Fatalf("commit failed without git-gloss: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "gloss: this commit is not annotated: git-gloss is not on PATH"); n != 1 {
+		t.Errorf("want exactly one line saying the commit is not annotated, got %d in:\n%s", n, out)
+	}
+}
+
+func TestRepoShimsFallBackToTheClonesBinary(t *testing.T) {
+	fx := newRepo(t)
+	for _, h := range setup.Hooks {
+		data, err := os.ReadFile(filepath.Join(fixtures.ModuleRoot(), ".githooks", h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx.Write(".githooks/"+h, string(data))
+		if err := os.Chmod(fx.Path(".githooks/"+h), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx.Git("config", "core.hooksPath", ".githooks")
+	bin, err := os.ReadFile(fixtures.Binary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(fx.Path("bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fx.Path("bin/git-gloss"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fx.Write(".gitignore", "/bin/\n")
+	out, err := withoutGloss(t, fx).GitErr("commit", "--allow-empty", "-m", "dogfood")
+	if err != nil {
+		t.Fatalf("commit: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "not annotated") {
+		t.Errorf("the clone's bin/git-gloss was not used: %s", out)
+	}
+	if hl := fx.Read(".git/gloss/hooks.log"); !strings.Contains(hl, "post-commit") {
+		t.Errorf("post-commit did not run through bin/git-gloss: %q", hl)
 	}
 }
