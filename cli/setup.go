@@ -236,7 +236,8 @@ func (SyncCmd) Help() string {
   2. merge each into the local ref line by line: records are JSON Lines, so
      the union of two clones' records loses nothing;
   3. push the local refs without force; if someone pushed in between, start
-     again from 1 (up to 5 rounds).
+     again from 1 after a random pause (up to 30 rounds; exit 4 if others
+     kept pushing first every time).
 
 Branches are not touched, and nothing is ever force-pushed or force-fetched
 into your local notes.`
