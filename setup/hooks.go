@@ -139,13 +139,15 @@ type HookStatus struct {
 	Chained   string `json:"chained,omitempty"` // the pre-existing hook gloss runs first
 }
 
-func hookStatus(dir, name string) HookStatus {
+// hookStatus reports the hook slot name in dir; want is the shim this
+// version installs there.
+func hookStatus(dir, name, want string) HookStatus {
 	p := filepath.Join(dir, name)
 	st := HookStatus{Name: name, Path: p}
 	data, err := os.ReadFile(p)
 	if err == nil && bytes.Contains(data, []byte(ShimMarker)) {
 		st.Installed = true
-		st.Current = string(data) == Shim(name)
+		st.Current = string(data) == want || string(data) == RepoShim(name)
 		if _, err := os.Stat(p + ChainedSuffix); err == nil {
 			st.Chained = p + ChainedSuffix
 		}

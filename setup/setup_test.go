@@ -142,26 +142,106 @@ func TestInitRefusesUnparseableMCPConfig(t *testing.T) {
 
 func TestInitHonoursCoreHooksPathAndWorktrees(t *testing.T) {
 	fx := newRepo(t)
-	fx.Git("config", "core.hooksPath", ".husky")
-	fx.Write(".husky/pre-push", "#!/bin/sh\nexit 0\n")
-	if err := os.Chmod(fx.Path(".husky/pre-push"), 0o755); err != nil {
+	hooksDir := filepath.Join(t.TempDir(), "my-hooks") // outside the working tree
+	fx.Git("config", "core.hooksPath", hooksDir)
+	if err := os.MkdirAll(hooksDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hooksDir, "pre-push"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	fx.MustGloss("init", "--no-mcp")
 	for _, h := range setup.Hooks {
-		if !setup.IsShim(fx.Path(".husky/" + h)) {
+		if !setup.IsShim(filepath.Join(hooksDir, h)) {
 			t.Errorf("%s not installed in core.hooksPath", h)
 		}
 	}
-	if _, err := os.Stat(fx.Path(".husky/pre-push.gloss-chained")); err != nil {
-		t.Errorf("existing husky hook not chained: %v", err)
+	if _, err := os.Stat(filepath.Join(hooksDir, "pre-push.gloss-chained")); err != nil {
+		t.Errorf("existing hook not chained: %v", err)
 	}
 	if _, err := os.Stat(fx.Path(".git/hooks/post-commit")); err == nil {
 		t.Error("hook written to .git/hooks although core.hooksPath is set")
 	}
-	fx.Commit("with husky", map[string]string{"x": "x\n"})
+	fx.Commit("with hooksPath", map[string]string{"x": "x\n"})
 	if hl := fx.Read(".git/gloss/hooks.log"); !strings.Contains(hl, "post-commit") {
 		t.Errorf("hook in core.hooksPath did not run: %q", hl)
+	}
+}
+
+// teamHook logs its own name to team.log in the git dir.
+const teamHook = `#!/bin/sh
+echo "team $(basename "$0")" >> "$(git rev-parse --git-dir)/team.log"
+`
+
+// A hooks folder tracked in git (husky) is the team's: init must not
+// write to it, the next commit -a must not carry gloss into it, and the
+// team's hooks must keep running.
+func TestInitLeavesATrackedHooksFolderAlone(t *testing.T) {
+	fx := newRepo(t)
+	for _, h := range []string{"pre-commit", "post-commit", "commit-msg"} {
+		fx.Write(".husky/"+h, teamHook)
+		if err := os.Chmod(fx.Path(".husky/"+h), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx.Git("add", ".husky")
+	fx.Git("commit", "-q", "--no-verify", "-m", "team hooks")
+	fx.Git("config", "core.hooksPath", ".husky")
+
+	out := fx.MustGloss("init", "--no-mcp")
+	if st := fx.Git("status", "--porcelain", "--untracked-files=all", "--", ":!.gloss"); st != "" {
+		t.Fatalf("init changed the working tree:\n%s\ninit said:\n%s", st, out)
+	}
+	fx.Write("README", "changed\n")
+	fx.Git("commit", "-a", "-q", "-m", "work")
+	if changed := fx.Git("diff", "--name-only", "HEAD~1", "HEAD"); strings.TrimSpace(changed) != "README" {
+		t.Errorf("commit -a carried more than the user's change:\n%s", changed)
+	}
+	if log := fx.Read(".git/team.log"); strings.Count(log, "team pre-commit") != 1 || strings.Count(log, "team commit-msg") != 1 || strings.Count(log, "team post-commit") != 1 {
+		t.Errorf("the team's hooks did not each run once: %q", log)
+	}
+	if hl := fx.Read(".git/gloss/hooks.log"); !strings.Contains(hl, "post-commit") {
+		t.Errorf("gloss's post-commit did not run: %q", hl)
+	}
+	if again := fx.MustGloss("init", "--no-mcp", "--json"); strings.Contains(again, `"installed"`) || strings.Contains(again, `"updated"`) {
+		t.Errorf("second init changed hooks: %s", again)
+	}
+
+	fx.MustGloss("uninstall")
+	if got := strings.TrimSpace(fx.Git("config", "core.hooksPath")); got != ".husky" {
+		t.Errorf("core.hooksPath after uninstall = %q, want .husky", got)
+	}
+	if _, err := os.Stat(fx.Path(".git/gloss/hooks")); !os.IsNotExist(err) {
+		t.Errorf("gloss's hooks folder left behind: %v", err)
+	}
+	if st := fx.Git("status", "--porcelain", "--untracked-files=all", "--", ":!.gloss"); st != "" {
+		t.Errorf("uninstall changed the working tree:\n%s", st)
+	}
+}
+
+// gloss's own clone commits gloss shims in .githooks: init finds them and
+// installs nothing (gloss would run twice).
+func TestInitAcceptsTrackedGlossShims(t *testing.T) {
+	fx := newRepo(t)
+	for _, h := range setup.Hooks {
+		fx.Write(".githooks/"+h, setup.RepoShim(h))
+		if err := os.Chmod(fx.Path(".githooks/"+h), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx.Git("add", ".githooks")
+	fx.Git("commit", "-q", "--no-verify", "-m", "shims")
+	fx.Git("config", "core.hooksPath", ".githooks")
+	out := fx.MustGloss("init", "--no-mcp", "--json")
+	if strings.Contains(out, `"installed"`) || !strings.Contains(out, `"tracked"`) {
+		t.Errorf("init over tracked gloss shims: %s", out)
+	}
+	if got := strings.TrimSpace(fx.Git("config", "core.hooksPath")); got != ".githooks" {
+		t.Errorf("core.hooksPath = %q", got)
+	}
+	fx.Commit("one", map[string]string{"o": "o\n"})
+	if hl := fx.Read(".git/gloss/hooks.log"); strings.Count(hl, "post-commit") != 1 {
+		t.Errorf("post-commit ran %d times, want once: %q", strings.Count(hl, "post-commit"), hl)
 	}
 }
 
