@@ -168,6 +168,9 @@ func (c *InitCmd) Run(g *Globals) error {
 	for _, p := range created {
 		res.Scaffolded = append(res.Scaffolded, path.Join(nb.Rel, p))
 	}
+	if err := setup.RecordScaffold(repo, nb.Rel, created); err != nil {
+		return err
+	}
 	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") })
 }
 
@@ -178,8 +181,9 @@ type UninstallCmd struct{}
 func (UninstallCmd) Help() string {
 	return `Removes the hook shims (putting back any hook they chained), the git
 config values and the MCP entries that init and "mcp install" added, as
-recorded when they added them. Notes refs and committed gloss files are your
-data and stay; delete refs/notes/gloss/* yourself if you want them gone.`
+recorded when they added them, and the notebook scaffold init created while
+nobody has changed or committed it. Notes refs and committed gloss files are
+your data and stay; delete refs/notes/gloss/* yourself if you want them gone.`
 }
 
 // Run uninstalls gloss.
@@ -217,8 +221,12 @@ func printSetupResult(s *styler, res *setup.Result, done string) {
 	for _, m := range res.MCP {
 		s.printf("  mcp    %-6s %s %s\n", m.Client, m.Path, verb(m.Action))
 	}
+	scaffold := "added"
+	if res.Schema == "gloss-uninstall/v1" {
+		scaffold = "removed"
+	}
 	for _, p := range res.Scaffolded {
-		s.printf("  notebook %s %s\n", p, verb("added"))
+		s.printf("  notebook %s %s\n", p, verb(scaffold))
 	}
 	s.println(s.bold(done))
 }

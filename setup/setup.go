@@ -59,8 +59,9 @@ type Result struct {
 	Hooks        []HookChange   `json:"hooks"`
 	Config       []ConfigChange `json:"config"`
 	MCP          []MCPChange    `json:"mcp"`
-	// Scaffolded lists committed-content files and folders init created
-	// (the notebook); uninstall leaves them, they are the team's.
+	// Scaffolded lists the files and folders init created in the working
+	// tree (the notebook); uninstall removes those nobody changed or
+	// committed since, and lists them here.
 	Scaffolded []string `json:"scaffolded"`
 }
 
@@ -76,6 +77,9 @@ type manifest struct {
 	// the local core.hooksPath value to put back, nil if it was unset.
 	TeamHooks     string  `json:"team_hooks,omitempty"`
 	HooksPathPrev *string `json:"hooks_path_prev,omitempty"`
+
+	// Scaffold is what init created in the working tree (the notebook).
+	Scaffold []ScaffoldEntry `json:"scaffold,omitempty"`
 }
 
 func manifestPath(repo *gitops.Repo) string {
@@ -327,12 +331,17 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		}
 	}
 	for _, e := range m.MCP {
-		ch, err := unregisterServer(e.MCPTarget, e.Created, e.CreatedDir)
+		ch, err := unregisterServer(e)
 		if err != nil {
 			return nil, err
 		}
 		res.MCP = append(res.MCP, ch)
 	}
+	removed, err := removeScaffold(ctx, repo, m.Scaffold)
+	if err != nil {
+		return nil, err
+	}
+	res.Scaffolded = append(res.Scaffolded, removed...)
 	if err := os.Remove(manifestPath(repo)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}

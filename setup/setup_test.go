@@ -418,3 +418,76 @@ func TestRepoShimsFallBackToTheClonesBinary(t *testing.T) {
 		t.Errorf("post-commit did not run through bin/git-gloss: %q", hl)
 	}
 }
+
+func TestUninstallGivesBackTheMCPConfigBytes(t *testing.T) {
+	for _, tc := range []struct{ name, file string }{
+		{"hand formatted", "{\n    \"someSetting\" : true,\n\t\"mcpServers\":{ \"other\":{\"command\":\"other-server\",\"args\":[\"--flag\"]},\n      \"another\": {\"command\": \"x\",   \"env\": {\"K\": \"v\"}}   },\n  \"z\": [1,2,3]\n}"},
+		{"servers on lines", "{\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"o\"\n    }\n  }\n}\n"},
+		{"no servers key", "{\"theme\":\"dark\"}\n"},
+		{"empty servers", "{ \"mcpServers\": {} }"},
+		{"empty object", "{}"},
+		{"no file", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newRepo(t)
+			if tc.file != "" {
+				fx.Write(".mcp.json", tc.file)
+			}
+			fx.MustGloss("init")
+			var cfg struct {
+				MCPServers map[string]map[string]any `json:"mcpServers"`
+			}
+			if err := json.Unmarshal([]byte(fx.Read(".mcp.json")), &cfg); err != nil || cfg.MCPServers["gloss"]["command"] != "git-gloss" {
+				t.Fatalf("after init: %v\n%s", err, fx.Read(".mcp.json"))
+			}
+			fx.MustGloss("uninstall")
+			data, err := os.ReadFile(fx.Path(".mcp.json"))
+			switch {
+			case tc.file == "" && !os.IsNotExist(err):
+				t.Errorf(".mcp.json that init created left behind: %q", data)
+			case tc.file != "" && string(data) != tc.file:
+				t.Errorf(".mcp.json after init and uninstall:\n%s\nwant the original bytes:\n%s", data, tc.file)
+			}
+		})
+	}
+}
+
+func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
+	fx := newRepo(t)
+	fx.MustGloss("init", "--no-mcp")
+	if _, err := os.Stat(fx.Path(".gloss/notebook/index.md")); err != nil {
+		t.Fatalf("init did not scaffold the notebook: %v", err)
+	}
+	fx.Write(".gloss/notebook/notes/mine.md", "# mine\n")
+	fx.MustGloss("uninstall")
+	if got := fx.Read(".gloss/notebook/notes/mine.md"); got != "# mine\n" {
+		t.Errorf("user's note changed: %q", got)
+	}
+	for _, p := range []string{".gloss/notebook/index.md", ".gloss/notebook/kits", ".gloss/notebook/diagrams"} {
+		if _, err := os.Stat(fx.Path(p)); !os.IsNotExist(err) {
+			t.Errorf("%s left behind: %v", p, err)
+		}
+	}
+
+	// Nothing left of the scaffold when nobody touched it.
+	fx2 := newRepo(t)
+	fx2.MustGloss("init", "--no-mcp")
+	fx2.MustGloss("uninstall")
+	if _, err := os.Stat(fx2.Path(".gloss")); !os.IsNotExist(err) {
+		t.Errorf(".gloss left behind by init then uninstall: %v", err)
+	}
+
+	// A changed index and a committed scaffold are the team's.
+	fx3 := newRepo(t)
+	fx3.MustGloss("init", "--no-mcp")
+	fx3.Git("add", ".gloss/notebook/kits")
+	fx3.Git("commit", "-q", "--no-verify", "-m", "keep kits")
+	fx3.Write(".gloss/notebook/index.md", "# our notebook\n")
+	fx3.MustGloss("uninstall")
+	if got := fx3.Read(".gloss/notebook/index.md"); got != "# our notebook\n" {
+		t.Errorf("changed index.md: %q", got)
+	}
+	if _, err := os.Stat(fx3.Path(".gloss/notebook/kits/.gitkeep")); err != nil {
+		t.Errorf("committed scaffold removed: %v", err)
+	}
+}
