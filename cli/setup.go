@@ -132,7 +132,10 @@ what is missing.
   - installs hook shims (prepare-commit-msg, post-commit, pre-push,
     post-rewrite) where git looks
     for hooks, honouring core.hooksPath and worktrees; an existing hook is
-    kept and run first;
+    kept and run first. A hooks folder inside the working tree (husky, a
+    team's .githooks) is never written to: the shims go under the git dir,
+    core.hooksPath points there for this clone, and each runs the team's
+    hook first;
   - sets notes.rewriteRef so that amend and rebase carry gloss notes, and
     notes.displayRef so that git log shows annotations;
   - adds, for every remote, a fetch refspec that brings gloss notes into
