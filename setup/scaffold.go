@@ -88,7 +88,9 @@ func removeScaffold(ctx context.Context, repo *gitops.Repo, entries []ScaffoldEn
 		if err := os.Remove(p); err != nil {
 			return removed, err
 		}
-		removed = append(removed, e.Path)
+		if path.Base(e.Path) != ".gitkeep" { // reported with its folder, as init does
+			removed = append(removed, e.Path)
+		}
 	}
 	// Folders deepest first; removing a folder that is not empty fails,
 	// which is the point.
@@ -108,7 +110,7 @@ func removeScaffold(ctx context.Context, repo *gitops.Repo, entries []ScaffoldEn
 	slices.SortFunc(dirs, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
 	for _, d := range dirs {
 		if os.Remove(filepath.Join(root, filepath.FromSlash(d))) == nil && slices.ContainsFunc(entries, func(e ScaffoldEntry) bool { return e.Path == d+"/" }) {
-			removed = append(removed, d+"/")
+			removed = append(removed, d)
 		}
 	}
 	return removed, nil

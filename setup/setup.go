@@ -140,9 +140,18 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 	}
 	res := &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
 
+	before := m.TeamHooks
 	hooks, err := installHooks(ctx, repo, m)
 	if err != nil {
 		return nil, err
+	}
+	if m.TeamHooks != "" {
+		// Say so: this clone's core.hooksPath now names gloss's folder.
+		cc := ConfigChange{Key: "core.hooksPath", Value: ownHooksDir(repo), Action: "present"}
+		if before == "" {
+			cc.Action = "added"
+		}
+		res.Config = append(res.Config, cc)
 	}
 	for _, hc := range hooks {
 		res.Hooks = append(res.Hooks, hc)
@@ -318,6 +327,7 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		if err := restoreTeamHooks(ctx, repo, m); err != nil {
 			return nil, err
 		}
+		res.Config = append(res.Config, ConfigChange{Key: "core.hooksPath", Value: m.TeamHooks, Action: "restored"})
 	}
 	for _, c := range m.Config {
 		if err := repo.ConfigUnsetValue(ctx, c.Key, c.Value); err != nil {
