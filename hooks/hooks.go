@@ -110,8 +110,9 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stder
 		}
 	}
 	timeout, bad := hookTimeout(inv.Config, name)
-	if bad != "" {
-		// One line, every time: a silently ignored setting is worse.
+	if bad != "" && name != PrepareCommitMsg {
+		// One line per git command: a silently ignored setting is worse,
+		// and post-commit speaks for the commit prepare-commit-msg began.
 		fmt.Fprintf(stderr, "gloss: ignoring git config gloss.hookTimeout=%q (want a duration such as 20s or 500ms); using %s\n", bad, timeout)
 	}
 	err = runWithLimit(ctx, timeout, inv)
