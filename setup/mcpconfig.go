@@ -12,6 +12,7 @@ import (
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // ServerName is gloss's key in MCP client configuration files.
@@ -26,6 +27,7 @@ type MCPTarget struct {
 	Path   string `json:"path"`
 	Key    string `json:"key"` // "mcpServers" (Claude, Cursor) or "servers" (VS Code)
 	Global bool   `json:"global"`
+	root   string // the working tree the file belongs to; "" for a user's own file
 }
 
 // TargetFor returns the configuration file of client: inside the repository
@@ -36,6 +38,9 @@ func TargetFor(client, root string, global bool) (MCPTarget, error) {
 		return MCPTarget{}, fmt.Errorf("locate home directory: %w", err)
 	}
 	t := MCPTarget{Client: client, Key: "mcpServers", Global: global}
+	if !global {
+		t.root = root
+	}
 	switch client {
 	case "claude":
 		t.Path = filepath.Join(root, ".mcp.json")
@@ -130,7 +135,7 @@ func registerServer(t MCPTarget) (MCPChange, error) {
 		if err != nil {
 			return ch, err
 		}
-		return ch, writeFile(t.Path, out)
+		return ch, writeFile(t, out)
 	}
 	out, action, createdKey, err := withServer(data, t)
 	if err != nil {
@@ -140,7 +145,7 @@ func registerServer(t MCPTarget) (MCPChange, error) {
 	if action == "unchanged" {
 		return ch, nil
 	}
-	return ch, writeFile(t.Path, out)
+	return ch, writeFile(t, out)
 }
 
 // withServer returns data with gloss's entry added or brought up to date,
@@ -224,16 +229,27 @@ func unregisterServer(ch MCPChange) (MCPChange, error) {
 	default:
 		data = removeMember(data, servers, j)
 	}
-	return out, writeFile(t.Path, data)
+	return out, writeFile(t, data)
 }
 
 // writeFile replaces a configuration file, keeping its permissions.
-func writeFile(path string, data []byte) error {
+func writeFile(t MCPTarget, data []byte) error {
 	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
+	if st, err := os.Stat(t.Path); err == nil {
 		mode = st.Mode().Perm()
 	}
-	return atomicfile.Write(path, data, mode)
+	// A client file inside a repository (.mcp.json, .cursor/mcp.json) is
+	// a committed file: it goes through the one resolver, so a committed
+	// symlink cannot turn it into a write under .git.
+	if t.root != "" {
+		tree, err := safepath.OpenWorkTree(t.root)
+		if err != nil {
+			return err
+		}
+		defer tree.Close()
+		return tree.WriteFile(t.Path, data, mode)
+	}
+	return atomicfile.Write(t.Path, data, mode)
 }
 
 func jsonEqual(a, b json.RawMessage) bool {

@@ -341,6 +341,9 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		}
 	}
 	for _, e := range m.MCP {
+		if !e.Global {
+			e.root = repo.Root() // not in the manifest: writes go through the resolver
+		}
 		ch, err := unregisterServer(e)
 		if err != nil {
 			return nil, err
