@@ -90,21 +90,15 @@ if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
 		b.WriteString(`[ "$status" -ne 0 ] && exit "$status"
 `)
 	}
-	b.WriteString(`gloss=git-gloss
-command -v git-gloss >/dev/null 2>&1 || gloss=
-`)
-	if o.dogfood {
-		b.WriteString(`[ -z "$gloss" ] && [ -x "$(dirname "$0")/../bin/git-gloss" ] && gloss="$(dirname "$0")/../bin/git-gloss"
-`)
-	}
-	b.WriteString(`if [ -n "$gloss" ]; then
-`)
+	input := ""
 	if hooksWithStdin[name] {
-		b.WriteString(`  "$gloss" hook "$hook" "$@" <"$input" || status=$?
-`)
-	} else {
-		b.WriteString(`  "$gloss" hook "$hook" "$@" || status=$?
-`)
+		input = ` <"$input"`
+	}
+	b.WriteString("if command -v git-gloss >/dev/null 2>&1; then\n")
+	b.WriteString(`  git-gloss hook "$hook" "$@"` + input + " || status=$?\n")
+	if o.dogfood {
+		b.WriteString(`elif [ -x "$(dirname "$0")/../bin/git-gloss" ]; then
+  "$(dirname "$0")/../bin/git-gloss" hook "$hook" "$@"` + input + " || status=$?\n")
 	}
 	if name == "post-commit" {
 		// One line per commit, from one hook only: the user learns why
