@@ -132,7 +132,10 @@ what is missing.
   - installs hook shims (prepare-commit-msg, post-commit, pre-push,
     post-rewrite) where git looks
     for hooks, honouring core.hooksPath and worktrees; an existing hook is
-    kept and run first;
+    kept and run first. A hooks folder inside the working tree (husky, a
+    team's .githooks) is never written to: the shims go under the git dir,
+    core.hooksPath points there for this clone, and each runs the team's
+    hook first;
   - sets notes.rewriteRef so that amend and rebase carry gloss notes, and
     notes.displayRef so that git log shows annotations;
   - adds, for every remote, a fetch refspec that brings gloss notes into
@@ -168,6 +171,9 @@ func (c *InitCmd) Run(g *Globals) error {
 	for _, p := range created {
 		res.Scaffolded = append(res.Scaffolded, path.Join(nb.Rel, p))
 	}
+	if err := setup.RecordScaffold(repo, nb.Rel, created); err != nil {
+		return err
+	}
 	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") })
 }
 
@@ -178,8 +184,9 @@ type UninstallCmd struct{}
 func (UninstallCmd) Help() string {
 	return `Removes the hook shims (putting back any hook they chained), the git
 config values and the MCP entries that init and "mcp install" added, as
-recorded when they added them. Notes refs and committed gloss files are your
-data and stay; delete refs/notes/gloss/* yourself if you want them gone.`
+recorded when they added them, and the notebook scaffold init created while
+nobody has changed or committed it. Notes refs and committed gloss files are
+your data and stay; delete refs/notes/gloss/* yourself if you want them gone.`
 }
 
 // Run uninstalls gloss.
@@ -217,8 +224,12 @@ func printSetupResult(s *styler, res *setup.Result, done string) {
 	for _, m := range res.MCP {
 		s.printf("  mcp    %-6s %s %s\n", m.Client, m.Path, verb(m.Action))
 	}
+	scaffold := "added"
+	if res.Schema == "gloss-uninstall/v1" {
+		scaffold = "removed"
+	}
 	for _, p := range res.Scaffolded {
-		s.printf("  notebook %s %s\n", p, verb("added"))
+		s.printf("  notebook %s %s\n", p, verb(scaffold))
 	}
 	s.println(s.bold(done))
 }
@@ -236,7 +247,8 @@ func (SyncCmd) Help() string {
   2. merge each into the local ref line by line: records are JSON Lines, so
      the union of two clones' records loses nothing;
   3. push the local refs without force; if someone pushed in between, start
-     again from 1 (up to 5 rounds).
+     again from 1 after a random pause (up to 30 rounds; exit 4 if others
+     kept pushing first every time).
 
 Branches are not touched, and nothing is ever force-pushed or force-fetched
 into your local notes.`

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
@@ -383,23 +383,29 @@ func TestUpdateRefCompareAndSwap(t *testing.T) {
 	if got, _ := r.RefTarget(ref); got != b {
 		t.Errorf("ref = %s, want %s", got, b)
 	}
-	// A lock left by a killed process is broken once it is stale.
+	// A lock a live process holds is left alone; the write is retryable.
 	lock := filepath.Join(fx.Dir, ".git", "refs", "gloss-test", "x.lock")
-	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+	held, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := r.UpdateRef(ref, a, b, "locked"); !errors.Is(err, gitops.ErrRefChanged) {
-		t.Errorf("fresh lock: %v, want ErrRefChanged (retryable)", err)
+		t.Errorf("held lock: %v, want ErrRefChanged (retryable)", err)
 	}
 	if _, err := os.Stat(lock); err != nil {
-		t.Errorf("a fresh lock must not be broken: %v", err)
+		t.Errorf("a lock a live process holds must not be broken: %v", err)
 	}
-	past := time.Now().Add(-gitops.StaleLockAge - time.Second)
-	if err := os.Chtimes(lock, past, past); err != nil {
-		t.Fatal(err)
+	// Its holder dies without renaming it: the lock is stale at once.
+	held.Close()
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc: stale locks are told by age alone here")
 	}
+	logs := captureLogs(t)
 	if err := r.UpdateRef(ref, a, b, "stale lock"); !errors.Is(err, gitops.ErrRefChanged) {
 		t.Errorf("stale lock first attempt: %v", err)
+	}
+	if !strings.Contains(logs.String(), "removed a stale ref lock") || !strings.Contains(logs.String(), gitops.StaleNoHolder) {
+		t.Errorf("lock not removed as held by no process; log:\n%s", logs.String())
 	}
 	if err := r.UpdateRef(ref, a, b, "after stale lock"); err != nil {
 		t.Errorf("update after breaking a stale lock: %v", err)
@@ -530,4 +536,31 @@ func TestRefRacesHaveOneWinner(t *testing.T) {
 			t.Fatalf("round %d: %d writers moved the ref", round, len(winners))
 		}
 	}
+}
+
+// captureLogs routes slog to a buffer for the rest of the test.
+func captureLogs(t *testing.T) *syncBuffer {
+	t.Helper()
+	buf := &syncBuffer{}
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	return buf
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,8 +20,10 @@ import (
 var ErrRefChanged = errors.New("ref changed concurrently")
 
 // StaleLockAge is how old a ref lock file must be before gloss treats it as
-// left behind by a killed process and removes it. git and libgit2 hold ref
-// locks for milliseconds; a lock this old has no living owner.
+// left behind by a killed process and removes it, where it cannot tell
+// whether a process holds it (no /proc, or processes it may not inspect).
+// git and libgit2 hold ref locks for milliseconds; a lock this old has no
+// living owner.
 const StaleLockAge = 10 * time.Second
 
 // RefTarget returns the object id a ref points to, or "" when the ref does
@@ -110,18 +113,110 @@ func (r *Repo) refErr(name string, err error) error {
 	return fmt.Errorf("update ref %s: %w", name, err)
 }
 
-// breakStaleLock removes name's lock file when it is older than
-// StaleLockAge: a process killed between taking the lock and renaming it
-// into place leaves one behind, and git would refuse every later update.
+// breakStaleLock removes name's lock files when they were left behind: a
+// process killed between taking the lock and renaming it into place
+// leaves one, and git would refuse every later update.
 func (r *Repo) breakStaleLock(name string) {
 	for _, lock := range []string{
 		filepath.Join(r.commonDir, filepath.FromSlash(name)+".lock"),
 		filepath.Join(r.commonDir, "packed-refs.lock"),
 	} {
-		if st, err := os.Stat(lock); err == nil && time.Since(st.ModTime()) > StaleLockAge {
-			_ = os.Remove(lock)
+		if reason := staleLock(lock); reason != "" && os.Remove(lock) == nil {
+			slog.Info("removed a stale ref lock", "lock", lock, "reason", reason)
 		}
 	}
+}
+
+// Reasons staleLock gives.
+const (
+	StaleNoHolder = "no process has it open"
+	StaleAge      = "older than StaleLockAge"
+)
+
+// staleLock says why the lock file is stale, or "" if it may be live. On
+// Linux a lock no process has open, and that stays unchanged for a
+// moment, is stale at once. The moment covers the instant between a
+// writer closing its lock file and renaming it into place, when no
+// process holds it either. Elsewhere, and when some process cannot be
+// inspected, only age tells.
+func staleLock(lock string) string {
+	st, err := os.Stat(lock)
+	if err != nil {
+		return ""
+	}
+	if held, known := lockHeld(lock); known && !held {
+		time.Sleep(lockSettle)
+		again, err := os.Stat(lock)
+		if err == nil && os.SameFile(st, again) && again.ModTime().Equal(st.ModTime()) {
+			if held, known := lockHeld(lock); known && !held {
+				return StaleNoHolder
+			}
+		}
+		return ""
+	}
+	if time.Since(st.ModTime()) > StaleLockAge {
+		return StaleAge
+	}
+	return ""
+}
+
+// lockSettle is how long a lock must stay unchanged, with no holder, to be
+// stale: far longer than a writer needs between close and rename.
+const lockSettle = 50 * time.Millisecond
+
+// lockHeld reports whether some process has path open, scanning
+// /proc/*/fd. Only processes of the lock file's owner can have created it,
+// so only theirs are looked at. known is false where that cannot be told:
+// no /proc, or such a process whose descriptors may not be read.
+func lockHeld(path string) (held, known bool) {
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		path = filepath.Join(dir, filepath.Base(path))
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return false, true
+	}
+	owner, ok := fileOwner(st)
+	if !ok {
+		return false, false
+	}
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return false, false
+	}
+	for _, p := range procs {
+		if !isDigits(p.Name()) {
+			continue
+		}
+		if pst, err := os.Stat(filepath.Join("/proc", p.Name())); err != nil {
+			continue // the process ended
+		} else if uid, ok := fileOwner(pst); !ok || uid != owner {
+			continue
+		}
+		fdDir := filepath.Join("/proc", p.Name(), "fd")
+		fds, err := os.ReadDir(fdDir)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			continue
+		case err != nil:
+			return false, false
+		}
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil && target == path {
+				return true, true
+			}
+		}
+	}
+	return false, true
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // DeleteRef removes a ref if it still points at oldID.

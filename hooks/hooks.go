@@ -109,7 +109,12 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stder
 			inv.Config[p[0]] = p[1]
 		}
 	}
-	timeout := hookTimeout(inv.Config, name)
+	timeout, bad := hookTimeout(inv.Config, name)
+	if bad != "" && name != PrepareCommitMsg {
+		// One line per git command: a silently ignored setting is worse,
+		// and post-commit speaks for the commit prepare-commit-msg began.
+		fmt.Fprintf(stderr, "gloss: ignoring git config gloss.hookTimeout=%q (want a duration such as 20s or 500ms); using %s\n", bad, timeout)
+	}
 	err = runWithLimit(ctx, timeout, inv)
 
 	var block *Block
@@ -172,16 +177,20 @@ func runHandlers(ctx context.Context, inv *Invocation) error {
 	return errors.Join(errs...)
 }
 
-func hookTimeout(cfg map[string]string, name string) time.Duration {
-	if v, ok := cfg["gloss.hooktimeout"]; ok {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			return d
-		}
-		if d, err := time.ParseDuration(v + "s"); err == nil && d > 0 {
-			return d
+// hookTimeout returns the time limit of hook name: gloss.hookTimeout (a Go
+// duration, or plain seconds) when valid, else the default. An invalid
+// value is returned as bad, for a warning.
+func hookTimeout(cfg map[string]string, name string) (d time.Duration, bad string) {
+	v, ok := cfg["gloss.hooktimeout"]
+	if !ok {
+		return defaultTimeout[name], ""
+	}
+	for _, s := range []string{v, v + "s"} {
+		if d, err := time.ParseDuration(strings.TrimSpace(s)); err == nil && d > 0 {
+			return d, ""
 		}
 	}
-	return defaultTimeout[name]
+	return defaultTimeout[name], v
 }
 
 func logPath(repo *gitops.Repo) string {

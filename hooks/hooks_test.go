@@ -160,3 +160,20 @@ func TestParseInputs(t *testing.T) {
 		t.Errorf("ParseRewriteInput = %+v, %v", rw, err)
 	}
 }
+
+func TestInvalidHookTimeoutWarns(t *testing.T) {
+	fx := setupRepo(t)
+	fx.Git("config", "gloss.hookTimeout", "banana")
+	out, err := fx.GitErr("commit", "--allow-empty", "-m", "with a bad timeout")
+	if err != nil {
+		t.Fatalf("commit failed: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, `gloss: ignoring git config gloss.hookTimeout="banana"`); n != 1 {
+		t.Errorf("invalid gloss.hookTimeout reported %d times, want once per commit: %q", n, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "banana") && !strings.Contains(l, "using ") {
+			t.Errorf("warning does not say what is used instead: %q", l)
+		}
+	}
+}

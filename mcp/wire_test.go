@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/mcp"
@@ -90,8 +94,9 @@ func (s *server) checkHygiene() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.all {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil || m["jsonrpc"] != "2.0" {
+		// gjson rather than a map: ids like 1e400 are valid JSON that
+		// encoding/json cannot hold in a float64.
+		if !json.Valid([]byte(l)) || gjson.Get(l, "jsonrpc").Raw != `"2.0"` {
 			s.t.Errorf("non-JSON-RPC line on stdout: %q", l)
 		}
 	}
@@ -367,5 +372,136 @@ func TestReadOnlyAndToolsets(t *testing.T) {
 	out, err := fx.Gloss("mcp", "--toolsets", "nope")
 	if err == nil || !strings.Contains(out, `unknown toolset "nope"`) {
 		t.Errorf("unknown toolset accepted: %v\n%s", err, out)
+	}
+}
+
+// nextRaw returns the next line exactly as the server wrote it.
+func (s *server) nextRaw() string {
+	s.t.Helper()
+	select {
+	case line, ok := <-s.lines:
+		if !ok {
+			s.t.Fatalf("server closed stdout; stderr:\n%s", s.stderr.String())
+		}
+		return line
+	case <-time.After(20 * time.Second):
+		s.t.Fatalf("no reply from server; stderr:\n%s", s.stderr.String())
+	}
+	return ""
+}
+
+func TestWireIDsEchoedByteExact(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	s.initialize("2025-06-18")
+	for _, id := range []string{`1.5`, `12345678901234567890`, `1e400`, `-0`, `1.0`, `0.1E-5`, `"a\u0041"`, `"é"`} {
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` + "\n")
+		line := s.nextRaw()
+		if got := gjson.Get(line, "id").Raw; got != id || !gjson.Get(line, "result").Exists() {
+			t.Errorf("id %s answered as %s: %s", id, got, line)
+		}
+	}
+
+	// 1.5 must not be taken for 1: both calls get their own answer.
+	s.send(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	got := map[string]bool{gjson.Get(s.nextRaw(), "id").Raw: true, gjson.Get(s.nextRaw(), "id").Raw: true}
+	if !got["1.5"] || !got["1"] {
+		t.Errorf("ids 1.5 and 1 answered as %v", got)
+	}
+
+	// Errors echo the id bytes too.
+	for _, tc := range []struct{ line, id string }{
+		{`{"jsonrpc":"2.0","id":1e400,"method":"no/such/method"}`, `1e400`},
+		{`{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":"oops"}`, `12345678901234567890`},
+		{`{"jsonrpc":"1.0","id":1.5,"method":"ping"}`, `1.5`},
+	} {
+		s.send(tc.line + "\n")
+		line := s.nextRaw()
+		if got := gjson.Get(line, "id").Raw; got != tc.id || !gjson.Get(line, "error.code").Exists() {
+			t.Errorf("%s answered %s, want an error with id %s", tc.line, line, tc.id)
+		}
+	}
+
+	// Ids that are not a string or a number are invalid requests.
+	for _, id := range []string{`{}`, `[1]`, `true`, `null`} {
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` + "\n")
+		line := s.nextRaw()
+		if gjson.Get(line, "error.code").Int() != -32600 || gjson.Get(line, "id").Raw != "null" {
+			t.Errorf("id %s answered %s, want -32600 with a null id", id, line)
+		}
+	}
+}
+
+func TestWireErrorCodesAreValid(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	expect := func(line string, code int64) {
+		t.Helper()
+		s.send(line + "\n")
+		reply := s.nextRaw()
+		if got := gjson.Get(reply, "error.code").Int(); got != code {
+			t.Errorf("%s answered %s, want code %d", line, reply, code)
+		}
+	}
+	// Chant's documented one-liner: tools/list without initialize.
+	expect(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, mcp.CodeServerNotInitialized)
+	expect(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":null}`, -32602)
+	s.initialize("2025-06-18")
+	expect(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, -32600)
+	expect(`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":"not a cursor"}}`, -32602)
+}
+
+// rssKiB reads a field (VmRSS, VmHWM) of a process's /proc status.
+func rssKiB(t *testing.T, pid int, field string) int64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return n
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+func TestWireOversizedLineInBoundedMemory(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir)
+	s.initialize("2025-06-18")
+	s.send(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"gloss_status","arguments":{}}}` + "\n")
+	s.nextRaw()
+	pid := s.cmd.Process.Pid
+	before := rssKiB(t, pid, "VmHWM")
+
+	pad := strings.Repeat("x", 50<<20)
+	s.send(`{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"gloss_status","arguments":{"pad":"` + pad + `"}}}` + "\n")
+	line := s.nextRaw()
+	if gjson.Get(line, "error.code").Int() != -32600 || gjson.Get(line, "id").String() != "big" ||
+		!strings.Contains(gjson.Get(line, "error.message").String(), mcp.EnvMaxLine) {
+		t.Errorf("50 MB line answered %.300s, want -32600 for id big naming %s", line, mcp.EnvMaxLine)
+	}
+	s.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}` + "\n")
+	if line := s.nextRaw(); gjson.Get(line, "id").String() != "after" || gjson.Get(line, "error").Exists() {
+		t.Errorf("ping after the big line: %s", line)
+	}
+	// The peak, not a sample: the line was never held whole.
+	peak := rssKiB(t, pid, "VmHWM")
+	if grew := peak - before; grew > 32<<10 {
+		t.Errorf("peak RSS grew by %d KiB reading a 50 MB line; want under 32 MiB", grew)
+	}
+	t.Logf("peak RSS %d KiB before, %d KiB after a 50 MB line", before, peak)
+}
+
+func TestWireMaxLineFromEnvironment(t *testing.T) {
+	s := startServer(t, newRepo(t).Dir, mcp.EnvMaxLine+"=300")
+	s.initialize("2025-06-18")
+	s.send(`{"jsonrpc":"2.0","id":"long","method":"ping","params":{"_meta":{"pad":"` + strings.Repeat("y", 400) + `"}}}` + "\n")
+	if line := s.nextRaw(); gjson.Get(line, "error.code").Int() != -32600 || gjson.Get(line, "id").String() != "long" {
+		t.Errorf("line over a 300-byte limit answered %s", line)
+	}
+	s.send(`{"jsonrpc":"2.0","id":"short","method":"ping","params":{"_meta":{"pad":"` + strings.Repeat("y", 200) + `"}}}` + "\n")
+	if line := s.nextRaw(); gjson.Get(line, "id").String() != "short" || gjson.Get(line, "error").Exists() {
+		t.Errorf("line under the limit answered %s", line)
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/schemas"
 )
@@ -29,7 +31,7 @@ func FetchRefspec(remote string) string {
 // SyncOptions configures Sync.
 type SyncOptions struct {
 	Remote      string
-	MaxAttempts int // fetch→merge→push rounds before giving up (default 5)
+	MaxAttempts int // fetch→merge→push rounds before giving up (default 30)
 
 	// Progress, when set, is told what sync is doing, for people watching.
 	Progress func(step string)
@@ -63,7 +65,7 @@ func Sync(ctx context.Context, repo *gitops.Repo, opts SyncOptions) (*SyncResult
 		opts.Remote = "origin"
 	}
 	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = 5
+		opts.MaxAttempts = defaultSyncAttempts
 	}
 	res := &SyncResult{Schema: "gloss-sync/v1", Remote: opts.Remote, Merged: []MergeResult{}, Pushed: []string{}, UpToDate: []string{}}
 	for attempt := 1; ; attempt++ {
@@ -72,16 +74,42 @@ func Sync(ctx context.Context, repo *gitops.Repo, opts SyncOptions) (*SyncResult
 		if err == nil {
 			return res, nil
 		}
-		if !errors.Is(err, ErrPushRejected) || attempt >= opts.MaxAttempts {
+		if !retryable(err) {
 			return res, err
+		}
+		if attempt >= opts.MaxAttempts {
+			return res, fault.As(fault.Conflict, fmt.Errorf("%w (others pushed first %d times in a row; run git gloss sync again)", err, attempt))
 		}
 		select {
 		case <-ctx.Done():
 			return res, ctx.Err()
-		case <-time.After(time.Duration(attempt*attempt) * 50 * time.Millisecond):
+		case <-time.After(syncBackoff(attempt)):
 		}
 	}
 }
+
+// defaultSyncAttempts is how many fetch→merge→push rounds sync tries. A
+// peer syncing in a loop wins a round now and then; with jittered backoff
+// losing this many in a row does not happen in practice.
+const defaultSyncAttempts = 30
+
+// syncBackoff is the pause before round attempt+1: random ("full
+// jitter"), so that two clones that lost to each other do not retry in
+// lockstep and collide again, growing to at most half a second.
+func syncBackoff(attempt int) time.Duration {
+	ceiling := min(20*time.Millisecond<<min(attempt, 5), 500*time.Millisecond)
+	return time.Duration(rand.Int64N(int64(ceiling))) + 5*time.Millisecond
+}
+
+// retryable reports whether a round failed only because someone else
+// moved a ref at the same moment: a push that lost the race, a local ref
+// that changed under the merge, a ref lock another git held.
+func retryable(err error) bool {
+	return errors.Is(err, ErrPushRejected) || errors.Is(err, gitops.ErrRefChanged) || errors.Is(err, errRefLocked)
+}
+
+// errRefLocked marks a fetch that found a ref locked by another git.
+var errRefLocked = errors.New("ref locked")
 
 func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt int, res *SyncResult) error {
 	remote := opts.Remote
@@ -91,6 +119,9 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	}
 	progress("fetching gloss notes from " + remote + "…")
 	if _, err := repo.Git(ctx, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)); err != nil {
+		if locked(errText(err)) {
+			return fmt.Errorf("fetch notes from %s: %w: %s", remote, errRefLocked, strings.TrimSpace(errText(err)))
+		}
 		return fmt.Errorf("fetch notes from %s: %w", remote, err)
 	}
 	tracking, err := repo.ListRefs(TrackingPrefix(remote) + "*")
@@ -159,6 +190,11 @@ func rejected(s string) bool {
 		}
 	}
 	return false
+}
+
+// locked recognises git's report of a ref lock held by another process.
+func locked(s string) bool {
+	return strings.Contains(s, "cannot lock ref") || (strings.Contains(s, "Unable to create") && strings.Contains(s, ".lock"))
 }
 
 func errText(err error) string {

@@ -2,8 +2,10 @@ package notes
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gloss-dev/gloss/fixtures"
@@ -125,5 +127,48 @@ func TestSyncRetriesAPushThatLosesTheRace(t *testing.T) {
 		if got := idsOn(t, r, commit); !slices.Equal(got, want) {
 			t.Errorf("clone %s has %v, want %v", name, got, want)
 		}
+	}
+}
+
+// Two clones annotate and run git gloss sync in tight loops through one
+// bare remote, as a team's agents do: every sync must succeed (a push that
+// loses the race is retried), and both clones end with every record.
+func TestSyncBackToBackAgainstAFastPeer(t *testing.T) {
+	fixtures.Binary(t)
+	bare := fixtures.NewBare(t)
+	seed := fixtures.NewRepo(t)
+	seed.Commit("shared commit", map[string]string{"f.txt": "x\n"})
+	seed.Git("push", "-q", bare, "main")
+	fxA, a := clone(t, bare)
+	fxB, b := clone(t, bare)
+
+	const rounds = 25
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*rounds)
+	for _, fx := range []*fixtures.Repo{fxA, fxB} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < rounds; i++ {
+				if out, err := fx.Gloss("annotate", "--commit", "HEAD", "--constraint", fmt.Sprintf("%s round %d", fx.Dir, i)); err != nil {
+					errs <- fmt.Sprintf("annotate round %d: %v\n%s", i, err, out)
+				}
+				if out, err := fx.Gloss("sync"); err != nil {
+					errs <- fmt.Sprintf("sync round %d: %v\n%s", i, err, out)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	fxA.MustGloss("sync")
+	fxB.MustGloss("sync")
+	fxA.MustGloss("sync")
+	head := fxA.Git("rev-parse", "HEAD")
+	if got := idsOn(t, a, head); len(got) != 2*rounds || !slices.Equal(got, idsOn(t, b, head)) {
+		t.Errorf("clones did not converge on all %d records: %d and %d", 2*rounds, len(got), len(idsOn(t, b, head)))
 	}
 }

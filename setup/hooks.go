@@ -31,16 +31,48 @@ const ChainedSuffix = ".gloss-chained"
 
 // Shim returns the script gloss installs as hook name. If git-gloss is not
 // on PATH the shim runs the chained hook only, so removing gloss never
-// breaks a commit or a push.
+// breaks a commit or a push; post-commit then says, once per commit, that
+// the commit is not annotated.
 func Shim(name string) string {
+	return shim(name, shimOptions{})
+}
+
+// RepoShim is the shim committed in gloss's own .githooks: when git-gloss
+// is not on PATH it falls back to the clone's bin/git-gloss (built by
+// make build), so gloss's history is annotated by gloss.
+func RepoShim(name string) string {
+	return shim(name, shimOptions{dogfood: true})
+}
+
+// shimOptions vary the shim for where it is installed.
+type shimOptions struct {
+	// teamDir, when set, is a hooks folder tracked in the repository
+	// (core.hooksPath=.husky): the shim lives in gloss's own folder and
+	// runs teamDir/<hook> first instead of a renamed sibling.
+	teamDir string
+	// forwardOnly makes a shim that runs the team's hook and not gloss:
+	// for hooks gloss has no work for, or that the team's hook already
+	// runs gloss for.
+	forwardOnly bool
+	// dogfood adds the fallback to ../bin/git-gloss (see RepoShim).
+	dogfood bool
+}
+
+func shim(name string, o shimOptions) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `#!/bin/sh
-%s v1 (%s). Installed by "git gloss init";
-# "git gloss uninstall" removes it and restores any hook it chained.
-hook=%s
-chained="$(dirname "$0")/$hook%s"
-status=0
-`, ShimMarker, name, name, ChainedSuffix)
+	fmt.Fprintf(&b, "#!/bin/sh\n%s v2 (%s). Installed by \"git gloss init\";\n", ShimMarker, name)
+	if o.teamDir != "" {
+		fmt.Fprintf(&b, "# it runs the team's hook in %s first. \"git gloss uninstall\" removes it.\nhook=%s\nchained=%s/\"$hook\"\n", o.teamDir, name, shellQuote(o.teamDir))
+	} else {
+		fmt.Fprintf(&b, "# \"git gloss uninstall\" removes it and restores any hook it chained.\nhook=%s\nchained=\"$(dirname \"$0\")/$hook%s\"\n", name, ChainedSuffix)
+	}
+	if o.forwardOnly {
+		b.WriteString(`if [ -x "$chained" ]; then exec "$chained" "$@"; fi
+exit 0
+`)
+		return b.String()
+	}
+	b.WriteString("status=0\n")
 	if hooksWithStdin[name] {
 		b.WriteString(`input=$(mktemp "${TMPDIR:-/tmp}/gloss-hook.XXXXXX") || {
   [ -x "$chained" ] && exec "$chained" "$@"
@@ -58,19 +90,32 @@ if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
 		b.WriteString(`[ "$status" -ne 0 ] && exit "$status"
 `)
 	}
-	b.WriteString(`if command -v git-gloss >/dev/null 2>&1; then
-`)
+	input := ""
 	if hooksWithStdin[name] {
-		b.WriteString(`  git-gloss hook "$hook" "$@" <"$input" || status=$?
-`)
-	} else {
-		b.WriteString(`  git-gloss hook "$hook" "$@" || status=$?
+		input = ` <"$input"`
+	}
+	b.WriteString("if command -v git-gloss >/dev/null 2>&1; then\n")
+	b.WriteString(`  git-gloss hook "$hook" "$@"` + input + " || status=$?\n")
+	if o.dogfood {
+		b.WriteString(`elif [ -x "$(dirname "$0")/../bin/git-gloss" ]; then
+  "$(dirname "$0")/../bin/git-gloss" hook "$hook" "$@"` + input + " || status=$?\n")
+	}
+	if name == "post-commit" {
+		// One line per commit, from one hook only: the user learns why
+		// nothing is annotated without a message from every hook.
+		b.WriteString(`else
+  echo "gloss: this commit is not annotated: git-gloss is not on PATH (install it, or remove gloss's hooks with: git gloss uninstall)" >&2
 `)
 	}
 	b.WriteString(`fi
 exit "$status"
 `)
 	return b.String()
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // IsShim reports whether the file at path is a gloss shim.
@@ -88,13 +133,15 @@ type HookStatus struct {
 	Chained   string `json:"chained,omitempty"` // the pre-existing hook gloss runs first
 }
 
-func hookStatus(dir, name string) HookStatus {
+// hookStatus reports the hook slot name in dir; want is the shim this
+// version installs there.
+func hookStatus(dir, name, want string) HookStatus {
 	p := filepath.Join(dir, name)
 	st := HookStatus{Name: name, Path: p}
 	data, err := os.ReadFile(p)
 	if err == nil && bytes.Contains(data, []byte(ShimMarker)) {
 		st.Installed = true
-		st.Current = string(data) == Shim(name)
+		st.Current = string(data) == want || string(data) == RepoShim(name)
 		if _, err := os.Stat(p + ChainedSuffix); err == nil {
 			st.Chained = p + ChainedSuffix
 		}

@@ -82,22 +82,6 @@ func (o *object) set(key string, v json.RawMessage) {
 	o.vals[key] = v
 }
 
-func (o *object) remove(key string) bool {
-	if _, ok := o.vals[key]; !ok {
-		return false
-	}
-	delete(o.vals, key)
-	for i, k := range o.keys {
-		if k == key {
-			o.keys = append(o.keys[:i], o.keys[i+1:]...)
-			break
-		}
-	}
-	return true
-}
-
-func (o *object) len() int { return len(o.keys) }
-
 // marshal writes the object with two-space indentation and a final newline.
 func (o *object) marshal() ([]byte, error) {
 	var b bytes.Buffer
@@ -148,4 +132,113 @@ func (o *object) raw() (json.RawMessage, error) {
 
 func isJSONObject(raw json.RawMessage) bool {
 	return strings.HasPrefix(strings.TrimSpace(string(raw)), "{")
+}
+
+// The functions below edit a configuration file as text: a member is
+// inserted or removed and every other byte stays as the user wrote it
+// (their indentation, key order and spacing), so that init followed by
+// uninstall gives back the very bytes there were.
+
+// member locates one member of a JSON object in its text.
+type member struct {
+	key                                string
+	keyStart, keyEnd, valStart, valEnd int
+}
+
+// objectText locates a JSON object's braces and members in data.
+type objectText struct {
+	open, close int
+	members     []member
+}
+
+func (o objectText) find(key string) int {
+	for i, m := range o.members {
+		if m.key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// locateObject finds the members of the JSON object in data[from:to],
+// with offsets into data. The text must be valid (parseObject checked it).
+func locateObject(data []byte, from, to int) (objectText, error) {
+	dec := json.NewDecoder(bytes.NewReader(data[from:to]))
+	var o objectText
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return o, fmt.Errorf("not a JSON object")
+	}
+	o.open = from + int(dec.InputOffset()) - 1
+	for dec.More() {
+		before := from + int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return o, err
+		}
+		m := member{key: tok.(string), keyStart: before + bytes.IndexByte(data[before:], '"'), keyEnd: from + int(dec.InputOffset())}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return o, err
+		}
+		m.valEnd = from + int(dec.InputOffset())
+		m.valStart = m.valEnd - len(raw)
+		o.members = append(o.members, m)
+	}
+	if _, err := dec.Token(); err != nil {
+		return o, err
+	}
+	o.close = from + int(dec.InputOffset()) - 1
+	return o, nil
+}
+
+// insertMember adds "key": value as the object's last member, laid out
+// like the member before it.
+func insertMember(data []byte, o objectText, key string, value json.RawMessage) []byte {
+	k, _ := json.Marshal(key)
+	if len(o.members) == 0 {
+		return splice(data, o.open+1, o.open+1, string(k)+": "+string(value))
+	}
+	last := o.members[len(o.members)-1]
+	prevEnd := o.open + 1
+	if len(o.members) > 1 {
+		prevEnd = o.members[len(o.members)-2].valEnd
+	}
+	sep := string(data[prevEnd:last.keyStart])
+	sep = sep[strings.LastIndexByte(sep, ',')+1:]
+	colon := string(data[last.keyEnd:last.valStart]) // ": " or ":", as the file has it
+	return splice(data, last.valEnd, last.valEnd, ","+sep+string(k)+colon+layout(value, sep))
+}
+
+// layout indents a compact value to sit after a member separator: on
+// lines of its own when the file puts members on lines of their own.
+func layout(value json.RawMessage, sep string) string {
+	i := strings.LastIndexByte(sep, '\n')
+	if i < 0 {
+		return string(value)
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, value, sep[i+1:], "  ") != nil {
+		return string(value)
+	}
+	return b.String()
+}
+
+// removeMember cuts member i out of the object with its separator, the
+// inverse of insertMember.
+func removeMember(data []byte, o objectText, i int) []byte {
+	m := o.members[i]
+	switch {
+	case i > 0:
+		return splice(data, o.members[i-1].valEnd, m.valEnd, "")
+	case len(o.members) > 1:
+		return splice(data, m.keyStart, o.members[1].keyStart, "")
+	}
+	return splice(data, m.keyStart, m.valEnd, "")
+}
+
+func splice(data []byte, from, to int, text string) []byte {
+	out := make([]byte, 0, len(data)-(to-from)+len(text))
+	out = append(out, data[:from]...)
+	out = append(out, text...)
+	return append(out, data[to:]...)
 }

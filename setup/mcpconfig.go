@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,10 +97,12 @@ type MCPChange struct {
 	Action     string `json:"action"`                // "added", "updated", "unchanged", "removed", "absent"
 	Created    bool   `json:"created,omitempty"`     // the file did not exist before
 	CreatedDir bool   `json:"created_dir,omitempty"` // nor did its directory
+	CreatedKey bool   `json:"created_key,omitempty"` // nor did the servers object in it
 }
 
 // registerServer merges gloss's entry into the target file, keeping every
-// other key and server. It refuses to touch a file it cannot parse.
+// other key and server, and every byte of them. It refuses to touch a
+// file it cannot parse.
 func registerServer(t MCPTarget) (MCPChange, error) {
 	ch := MCPChange{MCPTarget: t}
 	data, err := os.ReadFile(t.Path)
@@ -115,82 +118,124 @@ func registerServer(t MCPTarget) (MCPChange, error) {
 	if err != nil {
 		return ch, fault.Usagef("refusing to rewrite %s: it is not valid JSON (%v); fix or move it, then run this again", t.Path, err)
 	}
-	servers := &object{vals: map[string]json.RawMessage{}}
-	if raw, ok := top.get(t.Key); ok {
-		if !isJSONObject(raw) {
-			return ch, fault.Usagef("refusing to rewrite %s: %q is not a JSON object", t.Path, t.Key)
-		}
-		if servers, err = parseObject(raw); err != nil {
-			return ch, fault.Usagef("refusing to rewrite %s: %q: %v", t.Path, t.Key, err)
-		}
+	if raw, ok := top.get(t.Key); ok && !isJSONObject(raw) {
+		return ch, fault.Usagef("refusing to rewrite %s: %q is not a JSON object", t.Path, t.Key)
 	}
-	want := serverEntry(t)
-	old, had := servers.get(ServerName)
-	switch {
-	case had && jsonEqual(old, want):
-		ch.Action = "unchanged"
-		return ch, nil
-	case had:
-		ch.Action = "updated"
-	default:
-		ch.Action = "added"
-	}
-	servers.set(ServerName, want)
-	raw, err := servers.raw()
-	if err != nil {
-		return ch, err
-	}
-	top.set(t.Key, raw)
-	return ch, writeJSON(t, top)
-}
-
-// unregisterServer removes gloss's entry. If gloss created the file (and
-// its directory) and nothing else is left in it, they go too.
-func unregisterServer(t MCPTarget, created, createdDir bool) (MCPChange, error) {
-	ch := MCPChange{MCPTarget: t, Action: "absent"}
-	data, err := os.ReadFile(t.Path)
-	if errors.Is(err, os.ErrNotExist) {
-		return ch, nil
-	} else if err != nil {
-		return ch, fmt.Errorf("read %s: %w", t.Path, err)
-	}
-	top, err := parseObject(data)
-	if err != nil {
-		return ch, fault.Usagef("refusing to rewrite %s: it is not valid JSON (%v)", t.Path, err)
-	}
-	raw, ok := top.get(t.Key)
-	if !ok || !isJSONObject(raw) {
-		return ch, nil
-	}
-	servers, err := parseObject(raw)
-	if err != nil || !servers.remove(ServerName) {
-		return ch, nil
-	}
-	ch.Action = "removed"
-	if servers.len() == 0 && top.len() == 1 && created {
-		if err := os.Remove(t.Path); err != nil {
+	if len(bytes.TrimSpace(data)) == 0 {
+		// A new (or blank) file: gloss lays it out.
+		servers := &object{vals: map[string]json.RawMessage{}}
+		servers.set(ServerName, serverEntry(t))
+		raw, err := servers.raw()
+		if err != nil {
 			return ch, err
 		}
-		if createdDir {
-			_ = os.Remove(filepath.Dir(t.Path)) // only succeeds if it is empty
+		top.set(t.Key, raw)
+		ch.Action, ch.CreatedKey = "added", true
+		out, err := top.marshal()
+		if err != nil {
+			return ch, err
 		}
+		return ch, writeFile(t, out)
+	}
+	out, action, createdKey, err := withServer(data, t)
+	if err != nil {
+		return ch, fault.Usagef("refusing to rewrite %s: %v", t.Path, err)
+	}
+	ch.Action, ch.CreatedKey = action, createdKey
+	if action == "unchanged" {
 		return ch, nil
 	}
-	if raw, err = servers.raw(); err != nil {
-		return ch, err
-	}
-	top.set(t.Key, raw)
-	return ch, writeJSON(t, top)
+	return ch, writeFile(t, out)
 }
 
-func writeJSON(t MCPTarget, o *object) error {
-	path := t.Path
-	out, err := o.marshal()
+// withServer returns data with gloss's entry added or brought up to date,
+// as a text edit.
+func withServer(data []byte, t MCPTarget) (out []byte, action string, createdKey bool, err error) {
+	top, err := locateObject(data, 0, len(data))
 	if err != nil {
-		return err
+		return nil, "", false, err
 	}
+	want := serverEntry(t)
+	i := top.find(t.Key)
+	if i < 0 {
+		wrapped := json.RawMessage(`{"` + ServerName + `":` + string(want) + `}`)
+		return insertMember(data, top, t.Key, wrapped), "added", true, nil
+	}
+	m := top.members[i]
+	servers, err := locateObject(data, m.valStart, m.valEnd)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("%q: %v", t.Key, err)
+	}
+	j := servers.find(ServerName)
+	if j < 0 {
+		return insertMember(data, servers, ServerName, want), "added", false, nil
+	}
+	g := servers.members[j]
+	if jsonEqual(data[g.valStart:g.valEnd], want) {
+		return data, "unchanged", false, nil
+	}
+	prevEnd := servers.open + 1
+	if j > 0 {
+		prevEnd = servers.members[j-1].valEnd
+	}
+	return splice(data, g.valStart, g.valEnd, layout(want, string(data[prevEnd:g.keyStart]))), "updated", false, nil
+}
+
+// unregisterServer removes gloss's entry, as a text edit that leaves every
+// other byte alone. If gloss created the servers object and nothing else
+// is in it, that goes too; if gloss created the file (and its directory),
+// they go.
+func unregisterServer(ch MCPChange) (MCPChange, error) {
+	t := ch.MCPTarget
+	out := MCPChange{MCPTarget: t, Action: "absent"}
+	data, err := os.ReadFile(t.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	} else if err != nil {
+		return out, fmt.Errorf("read %s: %w", t.Path, err)
+	}
+	if _, err := parseObject(data); err != nil {
+		return out, fault.Usagef("refusing to rewrite %s: it is not valid JSON (%v)", t.Path, err)
+	}
+	top, err := locateObject(data, 0, len(data))
+	if err != nil {
+		return out, err
+	}
+	i := top.find(t.Key)
+	if i < 0 || !isJSONObject(data[top.members[i].valStart:top.members[i].valEnd]) {
+		return out, nil
+	}
+	servers, err := locateObject(data, top.members[i].valStart, top.members[i].valEnd)
+	if err != nil {
+		return out, nil
+	}
+	j := servers.find(ServerName)
+	if j < 0 {
+		return out, nil
+	}
+	out.Action = "removed"
+	onlyGloss := len(servers.members) == 1
+	switch {
+	case onlyGloss && ch.Created && len(top.members) == 1:
+		if err := os.Remove(t.Path); err != nil {
+			return out, err
+		}
+		if ch.CreatedDir {
+			_ = os.Remove(filepath.Dir(t.Path)) // only succeeds if it is empty
+		}
+		return out, nil
+	case onlyGloss && (ch.CreatedKey || ch.Created):
+		data = removeMember(data, top, i)
+	default:
+		data = removeMember(data, servers, j)
+	}
+	return out, writeFile(t, data)
+}
+
+// writeFile replaces a configuration file, keeping its permissions.
+func writeFile(t MCPTarget, data []byte) error {
 	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
+	if st, err := os.Stat(t.Path); err == nil {
 		mode = st.Mode().Perm()
 	}
 	// A client file inside a repository (.mcp.json, .cursor/mcp.json) is
@@ -202,9 +247,9 @@ func writeJSON(t MCPTarget, o *object) error {
 			return err
 		}
 		defer tree.Close()
-		return tree.WriteFile(path, out, mode)
+		return tree.WriteFile(t.Path, data, mode)
 	}
-	return atomicfile.Write(path, out, mode)
+	return atomicfile.Write(t.Path, data, mode)
 }
 
 func jsonEqual(a, b json.RawMessage) bool {

@@ -59,8 +59,9 @@ type Result struct {
 	Hooks        []HookChange   `json:"hooks"`
 	Config       []ConfigChange `json:"config"`
 	MCP          []MCPChange    `json:"mcp"`
-	// Scaffolded lists committed-content files and folders init created
-	// (the notebook); uninstall leaves them, they are the team's.
+	// Scaffolded lists the files and folders init created in the working
+	// tree (the notebook); uninstall removes those nobody changed or
+	// committed since, and lists them here.
 	Scaffolded []string `json:"scaffolded"`
 }
 
@@ -70,6 +71,15 @@ type manifest struct {
 	Hooks   []HookChange   `json:"hooks"`
 	Config  []ConfigChange `json:"config"`
 	MCP     []MCPChange    `json:"mcp"`
+
+	// TeamHooks is the tracked hooks folder gloss stepped in front of
+	// (see teamhooks.go), as core.hooksPath named it; HooksPathPrev is
+	// the local core.hooksPath value to put back, nil if it was unset.
+	TeamHooks     string  `json:"team_hooks,omitempty"`
+	HooksPathPrev *string `json:"hooks_path_prev,omitempty"`
+
+	// Scaffold is what init created in the working tree (the notebook).
+	Scaffold []ScaffoldEntry `json:"scaffold,omitempty"`
 }
 
 func manifestPath(repo *gitops.Repo) string {
@@ -130,18 +140,22 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 	}
 	res := &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
 
-	dir, err := repo.HooksDir(ctx)
+	before := m.TeamHooks
+	hooks, err := installHooks(ctx, repo, m)
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range Hooks {
-		action, err := installHook(dir, name)
-		if err != nil {
-			return nil, err
+	if m.TeamHooks != "" {
+		// Say so: this clone's core.hooksPath now names gloss's folder.
+		cc := ConfigChange{Key: "core.hooksPath", Value: ownHooksDir(repo), Action: "present"}
+		if before == "" {
+			cc.Action = "added"
 		}
-		hc := HookChange{Name: name, Path: filepath.Join(dir, name), Action: action, Chained: hookStatus(dir, name).Chained}
+		res.Config = append(res.Config, cc)
+	}
+	for _, hc := range hooks {
 		res.Hooks = append(res.Hooks, hc)
-		if !slices.ContainsFunc(m.Hooks, func(h HookChange) bool { return h.Path == hc.Path }) {
+		if hc.Action != "tracked" && !slices.ContainsFunc(m.Hooks, func(h HookChange) bool { return h.Path == hc.Path }) {
 			m.Hooks = append(m.Hooks, hc)
 		}
 	}
@@ -182,6 +196,55 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 		return nil, err
 	}
 	return res, nil
+}
+
+// installHooks puts gloss's shims where git runs hooks. A hooks folder in
+// the working tree is the team's and is never written to (teamhooks.go).
+func installHooks(ctx context.Context, repo *gitops.Repo, m *manifest) ([]HookChange, error) {
+	dir, err := repo.HooksDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []HookChange
+	switch {
+	case m.TeamHooks != "" && resolve(dir) == resolve(ownHooksDir(repo)):
+	case inWorkTree(repo, dir) && teamRunsGloss(dir):
+		for _, name := range Hooks {
+			out = append(out, HookChange{Name: name, Path: filepath.Join(dir, name), Action: "tracked"})
+		}
+		return out, nil
+	case inWorkTree(repo, dir):
+		if err := takeOverTeamHooks(ctx, repo, m, dir); err != nil {
+			return nil, err
+		}
+		dir = ownHooksDir(repo)
+	default:
+		for _, name := range Hooks {
+			action, err := installHook(dir, name)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, HookChange{Name: name, Path: filepath.Join(dir, name), Action: action, Chained: hookStatus(dir, name, Shim(name)).Chained})
+		}
+		return out, nil
+	}
+	for _, name := range Hooks {
+		action, err := installTeamHook(dir, name, teamShim(repo.Root(), m, name))
+		if err != nil {
+			return nil, err
+		}
+		hc := HookChange{Name: name, Path: filepath.Join(dir, name), Action: action}
+		if team := teamHookPath(repo.Root(), m, name); fileExists(team) {
+			hc.Chained = team
+		}
+		out = append(out, hc)
+	}
+	return out, installTeamForwarders(repo, m)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // ensureConfig adds value to a multi-valued key unless it is already set.
@@ -260,6 +323,12 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		}
 		res.Hooks = append(res.Hooks, hc)
 	}
+	if m.TeamHooks != "" {
+		if err := restoreTeamHooks(ctx, repo, m); err != nil {
+			return nil, err
+		}
+		res.Config = append(res.Config, ConfigChange{Key: "core.hooksPath", Value: m.TeamHooks, Action: "restored"})
+	}
 	for _, c := range m.Config {
 		if err := repo.ConfigUnsetValue(ctx, c.Key, c.Value); err != nil {
 			return nil, err
@@ -272,12 +341,20 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		}
 	}
 	for _, e := range m.MCP {
-		ch, err := unregisterServer(e.MCPTarget, e.Created, e.CreatedDir)
+		if !e.Global {
+			e.root = repo.Root() // not in the manifest: writes go through the resolver
+		}
+		ch, err := unregisterServer(e)
 		if err != nil {
 			return nil, err
 		}
 		res.MCP = append(res.MCP, ch)
 	}
+	removed, err := removeScaffold(ctx, repo, m.Scaffold)
+	if err != nil {
+		return nil, err
+	}
+	res.Scaffolded = append(res.Scaffolded, removed...)
 	if err := os.Remove(manifestPath(repo)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}

@@ -142,26 +142,106 @@ func TestInitRefusesUnparseableMCPConfig(t *testing.T) {
 
 func TestInitHonoursCoreHooksPathAndWorktrees(t *testing.T) {
 	fx := newRepo(t)
-	fx.Git("config", "core.hooksPath", ".husky")
-	fx.Write(".husky/pre-push", "#!/bin/sh\nexit 0\n")
-	if err := os.Chmod(fx.Path(".husky/pre-push"), 0o755); err != nil {
+	hooksDir := filepath.Join(t.TempDir(), "my-hooks") // outside the working tree
+	fx.Git("config", "core.hooksPath", hooksDir)
+	if err := os.MkdirAll(hooksDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hooksDir, "pre-push"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	fx.MustGloss("init", "--no-mcp")
 	for _, h := range setup.Hooks {
-		if !setup.IsShim(fx.Path(".husky/" + h)) {
+		if !setup.IsShim(filepath.Join(hooksDir, h)) {
 			t.Errorf("%s not installed in core.hooksPath", h)
 		}
 	}
-	if _, err := os.Stat(fx.Path(".husky/pre-push.gloss-chained")); err != nil {
-		t.Errorf("existing husky hook not chained: %v", err)
+	if _, err := os.Stat(filepath.Join(hooksDir, "pre-push.gloss-chained")); err != nil {
+		t.Errorf("existing hook not chained: %v", err)
 	}
 	if _, err := os.Stat(fx.Path(".git/hooks/post-commit")); err == nil {
 		t.Error("hook written to .git/hooks although core.hooksPath is set")
 	}
-	fx.Commit("with husky", map[string]string{"x": "x\n"})
+	fx.Commit("with hooksPath", map[string]string{"x": "x\n"})
 	if hl := fx.Read(".git/gloss/hooks.log"); !strings.Contains(hl, "post-commit") {
 		t.Errorf("hook in core.hooksPath did not run: %q", hl)
+	}
+}
+
+// teamHook logs its own name to team.log in the git dir.
+const teamHook = `#!/bin/sh
+echo "team $(basename "$0")" >> "$(git rev-parse --git-dir)/team.log"
+`
+
+// A hooks folder tracked in git (husky) is the team's: init must not
+// write to it, the next commit -a must not carry gloss into it, and the
+// team's hooks must keep running.
+func TestInitLeavesATrackedHooksFolderAlone(t *testing.T) {
+	fx := newRepo(t)
+	for _, h := range []string{"pre-commit", "post-commit", "commit-msg"} {
+		fx.Write(".husky/"+h, teamHook)
+		if err := os.Chmod(fx.Path(".husky/"+h), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx.Git("add", ".husky")
+	fx.Git("commit", "-q", "--no-verify", "-m", "team hooks")
+	fx.Git("config", "core.hooksPath", ".husky")
+
+	out := fx.MustGloss("init", "--no-mcp")
+	if st := fx.Git("status", "--porcelain", "--untracked-files=all", "--", ":!.gloss"); st != "" {
+		t.Fatalf("init changed the working tree:\n%s\ninit said:\n%s", st, out)
+	}
+	fx.Write("README", "changed\n")
+	fx.Git("commit", "-a", "-q", "-m", "work")
+	if changed := fx.Git("diff", "--name-only", "HEAD~1", "HEAD"); strings.TrimSpace(changed) != "README" {
+		t.Errorf("commit -a carried more than the user's change:\n%s", changed)
+	}
+	if log := fx.Read(".git/team.log"); strings.Count(log, "team pre-commit") != 1 || strings.Count(log, "team commit-msg") != 1 || strings.Count(log, "team post-commit") != 1 {
+		t.Errorf("the team's hooks did not each run once: %q", log)
+	}
+	if hl := fx.Read(".git/gloss/hooks.log"); !strings.Contains(hl, "post-commit") {
+		t.Errorf("gloss's post-commit did not run: %q", hl)
+	}
+	if again := fx.MustGloss("init", "--no-mcp", "--json"); strings.Contains(again, `"installed"`) || strings.Contains(again, `"updated"`) {
+		t.Errorf("second init changed hooks: %s", again)
+	}
+
+	fx.MustGloss("uninstall")
+	if got := strings.TrimSpace(fx.Git("config", "core.hooksPath")); got != ".husky" {
+		t.Errorf("core.hooksPath after uninstall = %q, want .husky", got)
+	}
+	if _, err := os.Stat(fx.Path(".git/gloss/hooks")); !os.IsNotExist(err) {
+		t.Errorf("gloss's hooks folder left behind: %v", err)
+	}
+	if st := fx.Git("status", "--porcelain", "--untracked-files=all", "--", ":!.gloss"); st != "" {
+		t.Errorf("uninstall changed the working tree:\n%s", st)
+	}
+}
+
+// gloss's own clone commits gloss shims in .githooks: init finds them and
+// installs nothing (gloss would run twice).
+func TestInitAcceptsTrackedGlossShims(t *testing.T) {
+	fx := newRepo(t)
+	for _, h := range setup.Hooks {
+		fx.Write(".githooks/"+h, setup.RepoShim(h))
+		if err := os.Chmod(fx.Path(".githooks/"+h), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx.Git("add", ".githooks")
+	fx.Git("commit", "-q", "--no-verify", "-m", "shims")
+	fx.Git("config", "core.hooksPath", ".githooks")
+	out := fx.MustGloss("init", "--no-mcp", "--json")
+	if strings.Contains(out, `"installed"`) || !strings.Contains(out, `"tracked"`) {
+		t.Errorf("init over tracked gloss shims: %s", out)
+	}
+	if got := strings.TrimSpace(fx.Git("config", "core.hooksPath")); got != ".githooks" {
+		t.Errorf("core.hooksPath = %q", got)
+	}
+	fx.Commit("one", map[string]string{"o": "o\n"})
+	if hl := fx.Read(".git/gloss/hooks.log"); strings.Count(hl, "post-commit") != 1 {
+		t.Errorf("post-commit ran %d times, want once: %q", strings.Count(hl, "post-commit"), hl)
 	}
 }
 
@@ -250,7 +330,7 @@ func TestMCPInstallClientsAndGlobal(t *testing.T) {
 var updateShims = flag.Bool("update-shims", false, "rewrite .githooks/* from setup.Shim")
 
 // gloss's own clone runs the shims in .githooks; they must be exactly what
-// init installs. After changing the shims or the hook list, run
+// init installs, plus the fallback to the clone's bin/git-gloss. After changing the shims or the hook list, run
 //
 //	go test ./setup -run CommittedShims -update-shims
 func TestCommittedShimsMatchGenerated(t *testing.T) {
@@ -258,7 +338,7 @@ func TestCommittedShimsMatchGenerated(t *testing.T) {
 	for _, h := range setup.Hooks {
 		p := filepath.Join(dir, h)
 		if *updateShims {
-			if err := os.WriteFile(p, []byte(setup.Shim(h)), 0o755); err != nil {
+			if err := os.WriteFile(p, []byte(setup.RepoShim(h)), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -266,8 +346,148 @@ func TestCommittedShimsMatchGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(data) != setup.Shim(h) {
-			t.Errorf(".githooks/%s differs from setup.Shim(%q); run go test ./setup -run CommittedShims -update-shims", h, h)
+		if string(data) != setup.RepoShim(h) {
+			t.Errorf(".githooks/%s differs from setup.RepoShim(%q); run go test ./setup -run CommittedShims -update-shims", h, h)
 		}
+	}
+}
+
+// withoutGloss returns fx's environment with a PATH that has git and sh
+// but no git-gloss.
+func withoutGloss(t *testing.T, fx *fixtures.Repo) *fixtures.Repo {
+	t.Helper()
+	c := *fx
+	c.Env = nil
+	for _, kv := range fx.Env {
+		if !strings.HasPrefix(kv, "PATH=") {
+			c.Env = append(c.Env, kv)
+		}
+	}
+	c.Env = append(c.Env, "PATH=/usr/bin:/bin")
+	if out, err := c.Run("sh", "-c", "command -v git-gloss"); err == nil {
+		t.Skipf("git-gloss is installed system-wide at %s", out)
+	}
+	return &c
+}
+
+func TestShimSaysOncePerCommitWhenGlossIsMissing(t *testing.T) {
+	fx := newRepo(t)
+	fx.MustGloss("init", "--no-mcp")
+	bare := withoutGloss(t, fx)
+	out, err := bare.GitErr("commit", "--allow-empty", "-m", "without git-gloss")
+	if err != nil {
+		t.Fatalf("commit failed without git-gloss: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "gloss: this commit is not annotated: git-gloss is not on PATH"); n != 1 {
+		t.Errorf("want exactly one line saying the commit is not annotated, got %d in:\n%s", n, out)
+	}
+}
+
+func TestRepoShimsFallBackToTheClonesBinary(t *testing.T) {
+	fx := newRepo(t)
+	for _, h := range setup.Hooks {
+		data, err := os.ReadFile(filepath.Join(fixtures.ModuleRoot(), ".githooks", h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx.Write(".githooks/"+h, string(data))
+		if err := os.Chmod(fx.Path(".githooks/"+h), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx.Git("config", "core.hooksPath", ".githooks")
+	bin, err := os.ReadFile(fixtures.Binary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(fx.Path("bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fx.Path("bin/git-gloss"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fx.Write(".gitignore", "/bin/\n")
+	out, err := withoutGloss(t, fx).GitErr("commit", "--allow-empty", "-m", "dogfood")
+	if err != nil {
+		t.Fatalf("commit: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "not annotated") {
+		t.Errorf("the clone's bin/git-gloss was not used: %s", out)
+	}
+	if hl := fx.Read(".git/gloss/hooks.log"); !strings.Contains(hl, "post-commit") {
+		t.Errorf("post-commit did not run through bin/git-gloss: %q", hl)
+	}
+}
+
+func TestUninstallGivesBackTheMCPConfigBytes(t *testing.T) {
+	for _, tc := range []struct{ name, file string }{
+		{"hand formatted", "{\n    \"someSetting\" : true,\n\t\"mcpServers\":{ \"other\":{\"command\":\"other-server\",\"args\":[\"--flag\"]},\n      \"another\": {\"command\": \"x\",   \"env\": {\"K\": \"v\"}}   },\n  \"z\": [1,2,3]\n}"},
+		{"servers on lines", "{\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"o\"\n    }\n  }\n}\n"},
+		{"no servers key", "{\"theme\":\"dark\"}\n"},
+		{"empty servers", "{ \"mcpServers\": {} }"},
+		{"empty object", "{}"},
+		{"no file", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newRepo(t)
+			if tc.file != "" {
+				fx.Write(".mcp.json", tc.file)
+			}
+			fx.MustGloss("init")
+			var cfg struct {
+				MCPServers map[string]map[string]any `json:"mcpServers"`
+			}
+			if err := json.Unmarshal([]byte(fx.Read(".mcp.json")), &cfg); err != nil || cfg.MCPServers["gloss"]["command"] != "git-gloss" {
+				t.Fatalf("after init: %v\n%s", err, fx.Read(".mcp.json"))
+			}
+			fx.MustGloss("uninstall")
+			data, err := os.ReadFile(fx.Path(".mcp.json"))
+			switch {
+			case tc.file == "" && !os.IsNotExist(err):
+				t.Errorf(".mcp.json that init created left behind: %q", data)
+			case tc.file != "" && string(data) != tc.file:
+				t.Errorf(".mcp.json after init and uninstall:\n%s\nwant the original bytes:\n%s", data, tc.file)
+			}
+		})
+	}
+}
+
+func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
+	fx := newRepo(t)
+	fx.MustGloss("init", "--no-mcp")
+	if _, err := os.Stat(fx.Path(".gloss/notebook/index.md")); err != nil {
+		t.Fatalf("init did not scaffold the notebook: %v", err)
+	}
+	fx.Write(".gloss/notebook/notes/mine.md", "# mine\n")
+	fx.MustGloss("uninstall")
+	if got := fx.Read(".gloss/notebook/notes/mine.md"); got != "# mine\n" {
+		t.Errorf("user's note changed: %q", got)
+	}
+	for _, p := range []string{".gloss/notebook/index.md", ".gloss/notebook/kits", ".gloss/notebook/diagrams"} {
+		if _, err := os.Stat(fx.Path(p)); !os.IsNotExist(err) {
+			t.Errorf("%s left behind: %v", p, err)
+		}
+	}
+
+	// Nothing left of the scaffold when nobody touched it.
+	fx2 := newRepo(t)
+	fx2.MustGloss("init", "--no-mcp")
+	fx2.MustGloss("uninstall")
+	if _, err := os.Stat(fx2.Path(".gloss")); !os.IsNotExist(err) {
+		t.Errorf(".gloss left behind by init then uninstall: %v", err)
+	}
+
+	// A changed index and a committed scaffold are the team's.
+	fx3 := newRepo(t)
+	fx3.MustGloss("init", "--no-mcp")
+	fx3.Git("add", ".gloss/notebook/kits")
+	fx3.Git("commit", "-q", "--no-verify", "-m", "keep kits")
+	fx3.Write(".gloss/notebook/index.md", "# our notebook\n")
+	fx3.MustGloss("uninstall")
+	if got := fx3.Read(".gloss/notebook/index.md"); got != "# our notebook\n" {
+		t.Errorf("changed index.md: %q", got)
+	}
+	if _, err := os.Stat(fx3.Path(".gloss/notebook/kits/.gitkeep")); err != nil {
+		t.Errorf("committed scaffold removed: %v", err)
 	}
 }

@@ -92,8 +92,13 @@ func CollectStatus(ctx context.Context, repo *gitops.Repo) (*Status, error) {
 	}
 
 	if dir, err := repo.HooksDir(ctx); err == nil {
+		m, _ := loadManifest(repo)
 		for _, name := range Hooks {
-			st.Hooks = append(st.Hooks, hookStatus(dir, name))
+			want := Shim(name)
+			if m != nil && m.TeamHooks != "" && resolve(dir) == resolve(ownHooksDir(repo)) {
+				want = teamShim(repo.Root(), m, name)
+			}
+			st.Hooks = append(st.Hooks, hookStatus(dir, name, want))
 		}
 	}
 
