@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -780,6 +782,9 @@ type FileHistory struct {
 	// member j.
 	below   [][]byte
 	members []string
+	// unreached are the members that are not ancestors of the commit the
+	// history is of: what descends from them is not known.
+	unreached map[string]bool
 }
 
 // IsAncestor reports whether a is an ancestor of b (or a == b), and known
@@ -787,8 +792,11 @@ type FileHistory struct {
 func (h *FileHistory) IsAncestor(a, b string) (yes, known bool) {
 	i, ok1 := h.index[a]
 	j, ok2 := h.index[b]
-	if !ok1 || !ok2 {
+	if !ok1 || !ok2 || h.unreached[b] {
 		return false, false
+	}
+	if h.unreached[a] { // b is an ancestor of the history's commit; a is not
+		return false, true
 	}
 	return h.below[i][j/8]&(1<<(j%8)) != 0, true
 }
@@ -838,7 +846,7 @@ func (r *Repo) FileHistoryCached(ctx context.Context, rev, path string, limit in
 // commit after all of its descendants, collecting the file's log and
 // passing each member's bit down to its ancestors.
 func (r *Repo) buildHistory(ctx context.Context, key, path string, limit int, members []string) (*FileHistory, error) {
-	h := &FileHistory{limit: limit, index: map[string]int{}}
+	h := &FileHistory{limit: limit, index: map[string]int{}, unreached: map[string]bool{}}
 	add := func(id string) {
 		if _, ok := h.index[id]; !ok && len(id) == 40 {
 			h.index[id] = len(h.members)
@@ -923,7 +931,7 @@ func (r *Repo) buildHistory(ctx context.Context, key, path string, limit int, me
 	for i := range h.below {
 		if h.below[i] == nil { // not reachable from key
 			h.below[i] = make([]byte, width)
-			h.below[i][i/8] |= 1 << (i % 8)
+			h.unreached[h.members[i]] = true
 		}
 	}
 	return h, nil
@@ -939,6 +947,9 @@ func (h *FileHistory) encode() []byte {
 	}
 	for i, id := range h.members {
 		fmt.Fprintf(&b, "m %s %s\n", id, hex.EncodeToString(h.below[i]))
+	}
+	for _, id := range slices.Sorted(maps.Keys(h.unreached)) {
+		fmt.Fprintf(&b, "u %s\n", id)
 	}
 	return b.Bytes()
 }
@@ -962,7 +973,7 @@ func decodeHistory(data []byte) (*FileHistory, error) {
 	if len(lines) < 2 || lines[0] != historyCacheVersion {
 		return nil, errBadEntry
 	}
-	h := &FileHistory{index: map[string]int{}}
+	h := &FileHistory{index: map[string]int{}, unreached: map[string]bool{}}
 	n, err := fmt.Sscanf(lines[1], "limit %d", &h.limit)
 	if err != nil || n != 1 {
 		return nil, errBadEntry
@@ -981,6 +992,8 @@ func decodeHistory(data []byte) (*FileHistory, error) {
 			h.index[id] = len(h.members)
 			h.members = append(h.members, id)
 			h.below = append(h.below, b)
+		case "u":
+			h.unreached[rest] = true
 		default:
 			return nil, errBadEntry
 		}
