@@ -90,6 +90,7 @@ type ReadResult struct {
 	Notes    []string     `json:"notes" jsonschema:"what the reader should know about how the query was answered"`
 	Regions  []RegionView `json:"regions"`
 	Stats    ReadStats    `json:"stats"`
+	Skipped  int          `json:"skipped" jsonschema:"note lines skipped: not valid JSON, or not a known annotation record"`
 }
 
 func init() {
@@ -243,10 +244,11 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 			}
 		}
 	}
-	recs, err := notes.Open(repo, notes.Annotations).Read(append(append([]string{}, commits...), older...))
+	recs, skipped, err := notes.Open(repo, notes.Annotations).ReadCounted(append(append([]string{}, commits...), older...))
 	if err != nil {
 		return nil, err
 	}
+	res.Skipped = skipped
 	res.Stats.AnnotatedCommits = len(recs)
 
 	times := commitTimes(repo, blame, recs)
@@ -256,9 +258,10 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 			newest = t
 		}
 	}
-	var views []RegionView
+	views := []RegionView{}
 	for c, rs := range recs {
-		decoded := annotate.Decode(notes.Resolve(rs))
+		decoded, unknown := decode(rs)
+		res.Skipped += unknown
 		res.Stats.RecordsConsidered += len(decoded)
 		o := byCommit[c]
 		for _, d := range decoded {
@@ -319,6 +322,15 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 		}
 	}
 	return res, nil
+}
+
+// decode reads the live annotation records of one note and counts the
+// records it could not read as annotations (another schema, an unknown
+// kind, a shape that does not decode).
+func decode(recs []notes.Record) (decoded []annotate.Decoded, unknown int) {
+	live := notes.Resolve(recs)
+	decoded = annotate.Decode(live)
+	return decoded, len(live) - len(decoded)
 }
 
 // resolveTarget turns the query into a line range, noting fallbacks.
