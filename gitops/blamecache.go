@@ -336,6 +336,9 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 		}
 		return nil, err
 	}
+	if r.worktreeMatches(head, path) {
+		return base.slice(start, end)
+	}
 	files, err := r.commitDiff(ctx, head, "", []string{path}, false)
 	if err != nil {
 		return nil, err
@@ -353,6 +356,84 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 		}
 	}
 	return e.slice(start, end)
+}
+
+// worktreeMatches reports whether the working-tree file is, byte for byte,
+// the version in head, so that its blame is head's and running git diff
+// can be skipped. git compares what its clean conversion makes of the
+// file, so the shortcut is taken only when that conversion cannot change
+// anything: no attributes file that could name a filter, ident, encoding
+// or eol for it, and no carriage return autocrlf could strip.
+func (r *Repo) worktreeMatches(head, path string) bool {
+	full := filepath.Join(r.root, filepath.FromSlash(path))
+	if info, err := os.Lstat(full); err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return false
+	}
+	want, err := r.BlobAt(head, path)
+	if err != nil || want == "" {
+		return false
+	}
+	odb, err := r.r.Odb()
+	if err != nil {
+		return false
+	}
+	defer odb.Free()
+	got, err := odb.Hash(data, git.ObjectBlob)
+	if err != nil || got.String() != want {
+		return false
+	}
+	if bytes.IndexByte(data, '\r') >= 0 && r.autocrlf() {
+		return false
+	}
+	return !r.hasAttributes(path)
+}
+
+// autocrlf reports whether core.autocrlf asks git to convert line endings.
+func (r *Repo) autocrlf() bool {
+	cfg, err := r.r.Config()
+	if err != nil {
+		return true
+	}
+	defer cfg.Free()
+	v, err := cfg.LookupString("core.autocrlf")
+	return err == nil && v != "" && v != "false"
+}
+
+// hasAttributes reports whether any gitattributes file could apply to
+// path: in the work tree on its way, in the git dir, in the user's or the
+// system's configuration.
+func (r *Repo) hasAttributes(path string) bool {
+	candidates := []string{filepath.Join(r.commonDir, "info", "attributes"), "/etc/gitattributes"}
+	dir := r.root
+	candidates = append(candidates, filepath.Join(dir, ".gitattributes"))
+	parts := strings.Split(path, "/")
+	for _, p := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, p)
+		candidates = append(candidates, filepath.Join(dir, ".gitattributes"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		candidates = append(candidates, filepath.Join(x, "git", "attributes"))
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		candidates = append(candidates, filepath.Join(h, ".config", "git", "attributes"))
+	}
+	if cfg, err := r.r.Config(); err == nil {
+		if v, err := cfg.LookupString("core.attributesFile"); err == nil && v != "" {
+			cfg.Free()
+			return true
+		}
+		cfg.Free()
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // fileDiff is one file of a parsed `git diff -U0`.

@@ -300,3 +300,19 @@ func TestFileHistoryEqualsLogAndIsAncestor(t *testing.T) {
 		}
 	}
 }
+
+// An unchanged working-tree file is blamed as HEAD without running git
+// diff, except when git's clean conversion could make it differ: here a
+// clean filter does, and the cached blame must still equal git blame.
+func TestWorktreeBlameOfUnchangedFile(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	repo := open(t, fx.Dir)
+	fx.Commit("one", map[string]string{"a.txt": "a1\nkeep\na2\n"})
+	fx.Commit("two", map[string]string{"a.txt": "a1\nkeep\nx\na2\n"})
+	compareBlame(t, repo, "", "a.txt", 0, 0)
+	compareBlame(t, repo, "", "a.txt", 2, 3)
+
+	fx.Git("config", "filter.ab.clean", "sed s/a/b/")
+	fx.Write(".gitattributes", "a.txt filter=ab\n")
+	compareBlame(t, repo, "", "a.txt", 0, 0)
+}
