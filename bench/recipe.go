@@ -50,12 +50,17 @@ type RecipeEnv struct {
 // before is reused as it is, so the blame cache it holds stays warm.
 func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*RecipeEnv, error) {
 	e := &RecipeEnv{Recipe: rc, Dir: dir, Binary: binary, GitDir: filepath.Join(dir, ".git")}
-	fresh := false
-	if _, err := os.Stat(e.GitDir); os.IsNotExist(err) {
+	// The marker is written last: a setup that stopped half way is redone.
+	ready := filepath.Join(e.GitDir, "gloss-bench-ready")
+	_, err := os.Stat(ready)
+	fresh := err != nil
+	if fresh {
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
 		if err := run(ctx, "", "git", "clone", "-q", "--no-checkout", src, dir); err != nil {
 			return nil, err
 		}
-		fresh = true
 	}
 	if err := run(ctx, dir, "git", "cat-file", "-e", rc.Rev+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("%s has no commit %s: %w", src, rc.Rev, err)
@@ -78,6 +83,9 @@ func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*Re
 	}
 	if fresh {
 		if err := e.annotate(ctx, repo); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(ready, []byte(src+"\n"), 0o644); err != nil {
 			return nil, err
 		}
 	}

@@ -10,6 +10,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -21,13 +23,18 @@ import (
 
 func main() {
 	src := flag.String("src", "", "repository to clone (required)")
-	dir := flag.String("dir", filepath.Join(os.TempDir(), "gloss-bench-recipe-fzf"), "where the throwaway clone is kept")
+	dir := flag.String("dir", "", "where the throwaway clone is kept (default: in the temp dir, one per source)")
 	bin := flag.String("bin", "bin/git-gloss", "the git-gloss to time")
 	runs := flag.Int("runs", 11, "timed runs per side")
 	flag.Parse()
 	if *src == "" {
 		fmt.Fprintln(os.Stderr, "recipe: -src is required")
 		os.Exit(2)
+	}
+	if *dir == "" {
+		abs, _ := filepath.Abs(*src)
+		sum := sha1.Sum([]byte(abs))
+		*dir = filepath.Join(os.TempDir(), "gloss-bench-recipe-"+hex.EncodeToString(sum[:5]))
 	}
 	if err := measure(*src, *dir, *bin, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "recipe:", err)
@@ -41,8 +48,10 @@ func measure(src, dir, bin string, runs int) error {
 	if err != nil {
 		return err
 	}
-	if abs, err := filepath.Abs(src); err == nil && abs == dir {
-		return fmt.Errorf("the clone directory must not be the source repository")
+	if abs, err := filepath.Abs(src); err == nil {
+		if d, err := filepath.Abs(dir); err == nil && d == abs {
+			return fmt.Errorf("the clone directory must not be the source repository")
+		}
 	}
 	e, err := bench.PrepareRecipe(ctx, bench.FzfRecipe, src, dir, binary)
 	if err != nil {
