@@ -94,12 +94,19 @@ func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*Re
 
 // run runs a command in dir and reports its output when it fails.
 func run(ctx context.Context, dir, name string, args ...string) error {
+	_, err := runTimed(ctx, dir, name, args...)
+	return err
+}
+
+// runTimed is run that also returns the CPU time (user and system) the
+// command used, children included.
+func runTimed(ctx context.Context, dir, name string, args ...string) (time.Duration, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+		return 0, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
 	}
-	return nil
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 // resolve finds the anchor's lines at Rev.
@@ -203,8 +210,11 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 // RecipeResult is one measured case: medians of paired runs.
 type RecipeResult struct {
 	Name       string
-	Gloss, Git time.Duration
-	Ratio      float64 // Gloss / Git: below 1 means gloss is faster
+	Gloss, Git time.Duration // wall clock
+	Ratio      float64       // Gloss / Git: below 1 means gloss is faster
+	// CPU time, which a loaded machine disturbs less than wall time.
+	GlossCPU, GitCPU time.Duration
+	CPURatio         float64
 }
 
 // Measure runs the case runs times after one warm-up, gloss and git
@@ -212,7 +222,7 @@ type RecipeResult struct {
 // gloss run.
 func (e *RecipeEnv) Measure(ctx context.Context, c RecipeCase, runs int) (RecipeResult, error) {
 	r := RecipeResult{Name: c.Name}
-	var g, k []time.Duration
+	var g, k, gc, kc []time.Duration
 	for i := 0; i <= runs; i++ {
 		if c.Before != nil {
 			if err := c.Before(); err != nil {
@@ -220,21 +230,28 @@ func (e *RecipeEnv) Measure(ctx context.Context, c RecipeCase, runs int) (Recipe
 			}
 		}
 		start := time.Now()
-		if err := run(ctx, e.Dir, e.Binary, c.Gloss...); err != nil {
+		cpuG, err := runTimed(ctx, e.Dir, e.Binary, c.Gloss...)
+		if err != nil {
 			return r, err
 		}
 		dg := time.Since(start)
 		start = time.Now()
-		if err := run(ctx, e.Dir, "git", c.Git...); err != nil {
+		cpuK, err := runTimed(ctx, e.Dir, "git", c.Git...)
+		if err != nil {
 			return r, err
 		}
 		if i > 0 { // the first pair warms the OS caches
 			g, k = append(g, dg), append(k, time.Since(start))
+			gc, kc = append(gc, cpuG), append(kc, cpuK)
 		}
 	}
 	r.Gloss, r.Git = median(g), median(k)
+	r.GlossCPU, r.GitCPU = median(gc), median(kc)
 	if r.Git > 0 {
 		r.Ratio = float64(r.Gloss) / float64(r.Git)
+	}
+	if r.GitCPU > 0 {
+		r.CPURatio = float64(r.GlossCPU) / float64(r.GitCPU)
 	}
 	return r, nil
 }

@@ -59,16 +59,18 @@ func measure(src, dir, bin string, runs int) error {
 	}
 	fmt.Printf("clone %s at %s: %s %s, lines %d-%d\n\n", e.Dir, e.Rev, e.File, e.Anchor, e.Start, e.End)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "case\tgloss\tgit blame -L\tgloss/git\t")
+	fmt.Fprintln(w, "case\tgloss\tgit blame -L\tgloss/git\tgloss CPU\tgit CPU\tCPU gloss/git\t")
 	for _, c := range e.Cases() {
 		fmt.Fprintf(os.Stderr, "measuring %s ...\n", c.Name)
 		r, err := e.Measure(ctx, c, runs)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.2fx\t\n", r.Name, r.Gloss.Round(100000), r.Git.Round(100000), r.Ratio)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.2fx\t%s\t%s\t%.2fx\t\n", r.Name, r.Gloss.Round(100000), r.Git.Round(100000), r.Ratio,
+			r.GlossCPU.Round(100000), r.GitCPU.Round(100000), r.CPURatio)
 	}
 	w.Flush()
 	fmt.Printf("\nwhole processes, paired, medians of %d runs; gloss/git below 1 means gloss is faster.\n", runs)
+	fmt.Println("CPU is user+system time of the process and its children; on a loaded machine it is steadier than wall time.")
 	return nil
 }
