@@ -1087,3 +1087,25 @@ func decodeHistory(data []byte) (*FileHistory, error) {
 	}
 	return h, nil
 }
+
+// LoadCached returns what StoreCached kept under kind and key, or nil. It
+// lets the layers above keep their own rebuildable results (the outline of
+// a file version, for one) beside the blames, under the same size bound.
+func (r *Repo) LoadCached(kind, key string) []byte {
+	p := r.blameFile("x"+kind, key, "")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	now := time.Now()
+	_ = os.Chtimes(p, now, now) // least recently used goes first
+	return data
+}
+
+// StoreCached keeps data under kind and key; a failure only costs the next
+// reader the work again.
+func (r *Repo) StoreCached(kind, key string, data []byte) {
+	if err := atomicfile.Write(r.blameFile("x"+kind, key, ""), data, 0o644); err == nil {
+		r.trimBlameCache()
+	}
+}

@@ -190,7 +190,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 		res.Resolved.Rev = "worktree"
 	}
 	res.Resolved.Anchors = []treesitter.Anchor{}
-	target := resolveTarget(f, q, res)
+	target := resolveTarget(repo, f, q, res)
 	res.Resolved.Lines = target
 	if f.lines == 0 {
 		res.Notes = append(res.Notes, "the file is empty")
@@ -334,12 +334,12 @@ func decode(recs []notes.Record) (decoded []annotate.Decoded, unknown int) {
 }
 
 // resolveTarget turns the query into a line range, noting fallbacks.
-func resolveTarget(f *file, q Query, res *ReadResult) annotate.Lines {
+func resolveTarget(repo *gitops.Repo, f *file, q Query, res *ReadResult) annotate.Lines {
 	whole := annotate.Lines{Start: 1, End: max(f.lines, 1)}
 	switch {
 	case q.Anchor != "":
-		// Only anchors need the parse, the largest fixed cost of a read.
-		f.anchors = treesitter.Outline(f.rel, f.content)
+		// Only anchors need the outline, the largest fixed cost of a read.
+		f.anchors = outline(repo, f.rel, f.content)
 		found := treesitter.Find(f.anchors, q.Anchor)
 		if len(found) == 0 {
 			if !treesitter.Supported(f.rel) {

@@ -342,3 +342,18 @@ func TestSkippedNoteLinesAreCounted(t *testing.T) {
 		t.Errorf("history with no events: %s", out)
 	}
 }
+
+// Outlines are cached by content: a second read answers the same, and a
+// changed file is parsed again rather than read from the cache.
+func TestOutlineCacheFollowsContent(t *testing.T) {
+	fx := seed(t)
+	first := fx.MustGloss("read", "lib/client.go", "--anchor", "Client.Connect", "--json")
+	if again := fx.MustGloss("read", "lib/client.go", "--anchor", "Client.Connect", "--json"); again != first {
+		t.Errorf("second read differs:\n%s\n%s", first, again)
+	}
+	fx.Write("lib/client.go", strings.Replace(fx.Read("lib/client.go"), "type Client struct{}", "type Client struct{}\n\n// spacer\n\nfunc Extra() {}\n", 1))
+	res := readJSON(t, fx, "lib/client.go", "--anchor", "Client.Connect")
+	if len(res.Resolved.Anchors) != 1 || res.Resolved.Anchors[0].Start != 19 {
+		t.Errorf("anchor after the edit = %+v", res.Resolved.Anchors)
+	}
+}
