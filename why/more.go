@@ -354,7 +354,7 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 func summarizeFile(repo *gitops.Repo, file string, regions []*annotate.Region) FileSummary {
 	var anchors []treesitter.Anchor
 	if content, err := repo.ReadFile("HEAD", file); err == nil {
-		anchors = treesitter.Outline(file, content)
+		anchors = outline(repo, file, content)
 	}
 	current := map[string]treesitter.Anchor{}
 	for _, a := range anchors {
