@@ -54,10 +54,12 @@ lint: deps
 	@command -v staticcheck >/dev/null 2>&1 || go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	staticcheck ./...
 
-# Timings against the git CLI on a long generated history (or REPO=path).
+# Timings against the git CLI on a long generated history; with REPO=path
+# (a clone of junegunn/fzf), the read recipe of the README's Speed section
+# on a throwaway clone of it instead.
 bench: build
 	go test -run '^$$' -bench . -benchtime 20x ./...
-	go run ./bench/cmd/compare $(if $(REPO),-repo $(REPO))
+	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO),go run ./bench/cmd/compare)
 
 # gloss dogfoods itself: its own clone runs the hook shims in .githooks.
 githooks:

@@ -86,8 +86,25 @@ func printRead(s *styler, res *why.ReadResult) {
 		s.println()
 		printRegion(s, r)
 	}
-	s.printf("\n%s\n", s.dim(fmt.Sprintf("%d region(s) from %d annotated of %d blamed commit(s)",
-		res.Stats.RegionsReturned, res.Stats.AnnotatedCommits, res.Stats.BlamedCommits)))
+	printSkipped(s, res.Skipped)
+	s.printf("\n%s\n", s.dim(readCounts(res.Stats)))
+}
+
+// readCounts says what each number of a read counts: the regions shown,
+// the commits blame names for the lines, and the commits whose notes held
+// annotations among those read (the blamed ones, plus the file's recent
+// commits when an anchor was asked for).
+func readCounts(st why.ReadStats) string {
+	return fmt.Sprintf("%d region(s) shown · lines last changed by %d commit(s) · %d annotated commit(s) read",
+		st.RegionsReturned, st.BlamedCommits, st.AnnotatedCommits)
+}
+
+// printSkipped says, when there were any, how many note lines a command
+// could not use.
+func printSkipped(s *styler, n int) {
+	if n > 0 {
+		s.println(s.yellow("note: ") + fmt.Sprintf("skipped %d note line(s) that are not valid JSON or not a known annotation record", n))
+	}
 }
 
 func printRegion(s *styler, r why.RegionView) {
@@ -193,6 +210,7 @@ func (c *DepsCmd) Run(g *Globals) error {
 		return err
 	}
 	return g.emit(res, func(s *styler) {
+		printSkipped(s, res.Skipped)
 		if len(res.Dependents) == 0 {
 			s.println("nothing declared a dependency on " + c.Path)
 			return
@@ -237,6 +255,7 @@ func (c *HistoryCmd) Run(g *Globals) error {
 		return err
 	}
 	return g.emit(res, func(s *styler) {
+		printSkipped(s, res.Skipped)
 		if len(res.Events) == 0 {
 			s.println("no annotated changes of " + c.Path)
 			return
@@ -279,6 +298,7 @@ func (c *SummaryCmd) Run(g *Globals) error {
 		return err
 	}
 	return g.emit(res, func(s *styler) {
+		printSkipped(s, res.Skipped)
 		if len(res.Files) == 0 {
 			s.println("no annotations under " + c.Path)
 			return

@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,12 +131,12 @@ func (r *Repo) blamePosition(commit, path string) (string, error) {
 	steps := 0
 	for {
 		cur := c.Id().String()
-		if steps > 0 {
-			if k, ok := r.loadPosition(cur, path); ok {
-				c.Free()
+		if k, ok := r.loadPosition(cur, path); ok {
+			c.Free()
+			if steps > 0 {
 				r.storePosition(commit, path, k)
-				return k, nil
 			}
+			return k, nil
 		}
 		if c.ParentCount() != 1 || steps >= maxPositionWalk {
 			break
@@ -334,6 +336,9 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 		}
 		return nil, err
 	}
+	if r.worktreeMatches(head, path) {
+		return base.slice(start, end)
+	}
 	files, err := r.commitDiff(ctx, head, "", []string{path}, false)
 	if err != nil {
 		return nil, err
@@ -351,6 +356,84 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 		}
 	}
 	return e.slice(start, end)
+}
+
+// worktreeMatches reports whether the working-tree file is, byte for byte,
+// the version in head, so that its blame is head's and running git diff
+// can be skipped. git compares what its clean conversion makes of the
+// file, so the shortcut is taken only when that conversion cannot change
+// anything: no attributes file that could name a filter, ident, encoding
+// or eol for it, and no carriage return autocrlf could strip.
+func (r *Repo) worktreeMatches(head, path string) bool {
+	full := filepath.Join(r.root, filepath.FromSlash(path))
+	if info, err := os.Lstat(full); err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return false
+	}
+	want, err := r.BlobAt(head, path)
+	if err != nil || want == "" {
+		return false
+	}
+	odb, err := r.r.Odb()
+	if err != nil {
+		return false
+	}
+	defer odb.Free()
+	got, err := odb.Hash(data, git.ObjectBlob)
+	if err != nil || got.String() != want {
+		return false
+	}
+	if bytes.IndexByte(data, '\r') >= 0 && r.autocrlf() {
+		return false
+	}
+	return !r.hasAttributes(path)
+}
+
+// autocrlf reports whether core.autocrlf asks git to convert line endings.
+func (r *Repo) autocrlf() bool {
+	cfg, err := r.r.Config()
+	if err != nil {
+		return true
+	}
+	defer cfg.Free()
+	v, err := cfg.LookupString("core.autocrlf")
+	return err == nil && v != "" && v != "false"
+}
+
+// hasAttributes reports whether any gitattributes file could apply to
+// path: in the work tree on its way, in the git dir, in the user's or the
+// system's configuration.
+func (r *Repo) hasAttributes(path string) bool {
+	candidates := []string{filepath.Join(r.commonDir, "info", "attributes"), "/etc/gitattributes"}
+	dir := r.root
+	candidates = append(candidates, filepath.Join(dir, ".gitattributes"))
+	parts := strings.Split(path, "/")
+	for _, p := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, p)
+		candidates = append(candidates, filepath.Join(dir, ".gitattributes"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		candidates = append(candidates, filepath.Join(x, "git", "attributes"))
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		candidates = append(candidates, filepath.Join(h, ".config", "git", "attributes"))
+	}
+	if cfg, err := r.r.Config(); err == nil {
+		if v, err := cfg.LookupString("core.attributesFile"); err == nil && v != "" {
+			cfg.Free()
+			return true
+		}
+		cfg.Free()
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // fileDiff is one file of a parsed `git diff -U0`.
@@ -763,4 +846,266 @@ func decodeEntry(data []byte) (*blameEntry, error) {
 		}
 	}
 	return e, nil
+}
+
+// FileHistory is what a read needs of a file's history besides its blame:
+// the latest commits that changed the file, and which of a set of commits
+// descend from which. Both are facts about immutable history, so they are
+// cached beside the blames, keyed like them by the commit that last
+// changed the file; asking libgit2 for each pair instead costs a merge-base
+// walk per pair, which dominated `read` on long histories.
+type FileHistory struct {
+	// Log is what Log(rev, {Path: path, Limit: limit}) returns, as ids.
+	Log   []string
+	limit int
+	index map[string]int
+	// below[i] has bit j set when members i is an ancestor of (or is)
+	// member j.
+	below   [][]byte
+	members []string
+	// unreached are the members that are not ancestors of the commit the
+	// history is of: what descends from them is not known.
+	unreached map[string]bool
+}
+
+// IsAncestor reports whether a is an ancestor of b (or a == b), and known
+// is false when a or b was not among the commits the history was built for.
+func (h *FileHistory) IsAncestor(a, b string) (yes, known bool) {
+	i, ok1 := h.index[a]
+	j, ok2 := h.index[b]
+	if !ok1 || !ok2 || h.unreached[b] {
+		return false, false
+	}
+	if h.unreached[a] { // b is an ancestor of the history's commit; a is not
+		return false, true
+	}
+	return h.below[i][j/8]&(1<<(j%8)) != 0, true
+}
+
+// FileHistoryCached returns the history of path at rev ("" for HEAD): its
+// Log with limit, and the ancestry among those commits and members. Results
+// are the same as Log and IsAncestor give.
+func (r *Repo) FileHistoryCached(ctx context.Context, rev, path string, limit int, members []string) (*FileHistory, error) {
+	path = cleanRepoPath(path)
+	if rev == "" {
+		rev = "HEAD"
+	}
+	commit, err := r.ResolveCommit(rev)
+	if err != nil {
+		return nil, err
+	}
+	// The commits between commit and key do not change the file and have
+	// one parent each, so the file's log from either is the same.
+	key, err := r.blamePosition(commit, path)
+	if err != nil {
+		return nil, err
+	}
+	var want []string
+	h := r.loadHistory(key, path)
+	if h != nil && h.limit == limit {
+		for _, m := range members {
+			if _, ok := h.index[m]; !ok {
+				want = append(want, m)
+			}
+		}
+		if len(want) == 0 {
+			return h, nil
+		}
+		want = append(want, h.members...)
+	} else {
+		want = members
+	}
+	h, err = r.buildHistory(ctx, key, path, limit, want)
+	if err != nil {
+		return nil, err
+	}
+	_ = atomicfile.Write(r.blameFile("h", key, path), h.encode(), 0o644)
+	return h, nil
+}
+
+// buildHistory walks the history of key once, newest first and every
+// commit after all of its descendants, collecting the file's log and
+// passing each member's bit down to its ancestors.
+func (r *Repo) buildHistory(ctx context.Context, key, path string, limit int, members []string) (*FileHistory, error) {
+	h := &FileHistory{limit: limit, index: map[string]int{}, unreached: map[string]bool{}}
+	add := func(id string) {
+		if _, ok := h.index[id]; !ok && len(id) == 40 {
+			h.index[id] = len(h.members)
+			h.members = append(h.members, id)
+		}
+	}
+	for _, m := range members {
+		add(m)
+	}
+	if limit > 0 {
+		err := r.Walk(key, LogOptions{Path: path}, func(c *Commit) bool {
+			h.Log = append(h.Log, c.ID)
+			return len(h.Log) < limit
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range h.Log {
+		add(id)
+	}
+	width := (len(h.members) + 7) / 8
+	h.below = make([][]byte, len(h.members))
+	w, err := r.r.Walk()
+	if err != nil {
+		return nil, fmt.Errorf("walk history: %w", err)
+	}
+	defer w.Free()
+	w.Sorting(git.SortTopological | git.SortTime)
+	start, err := oid(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Push(start); err != nil {
+		return nil, fmt.Errorf("walk from %s: %w", key, err)
+	}
+	// reach[c] holds the members c is an ancestor of; in topological order
+	// it is complete when c comes out of the walk.
+	reach := map[git.Oid][]byte{}
+	left := len(h.members)
+	var id git.Oid
+	for left > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := w.Next(&id); err != nil {
+			if git.IsErrorCode(err, git.ErrorCodeIterOver) {
+				break
+			}
+			return nil, fmt.Errorf("walk history: %w", err)
+		}
+		bits := reach[id]
+		delete(reach, id)
+		if i, ok := h.index[id.String()]; ok {
+			if bits == nil {
+				bits = make([]byte, width)
+			}
+			bits[i/8] |= 1 << (i % 8)
+			h.below[i] = bits
+			left--
+		}
+		if bits == nil {
+			continue
+		}
+		c, err := r.r.LookupCommit(&id)
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", id.String(), err)
+		}
+		for p := uint(0); p < c.ParentCount(); p++ {
+			pid := *c.ParentId(p)
+			pb := reach[pid]
+			if pb == nil {
+				pb = make([]byte, width)
+				reach[pid] = pb
+			}
+			for k := range bits {
+				pb[k] |= bits[k]
+			}
+		}
+		c.Free()
+	}
+	for i := range h.below {
+		if h.below[i] == nil { // not reachable from key
+			h.below[i] = make([]byte, width)
+			h.unreached[h.members[i]] = true
+		}
+	}
+	return h, nil
+}
+
+const historyCacheVersion = "gloss-history v1"
+
+func (h *FileHistory) encode() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\nlimit %d\n", historyCacheVersion, h.limit)
+	for _, id := range h.Log {
+		fmt.Fprintf(&b, "l %s\n", id)
+	}
+	for i, id := range h.members {
+		fmt.Fprintf(&b, "m %s %s\n", id, hex.EncodeToString(h.below[i]))
+	}
+	for _, id := range slices.Sorted(maps.Keys(h.unreached)) {
+		fmt.Fprintf(&b, "u %s\n", id)
+	}
+	return b.Bytes()
+}
+
+func (r *Repo) loadHistory(key, path string) *FileHistory {
+	p := r.blameFile("h", key, path)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	h, err := decodeHistory(data)
+	if err != nil {
+		_ = os.Remove(p)
+		return nil
+	}
+	return h
+}
+
+func decodeHistory(data []byte) (*FileHistory, error) {
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) < 2 || lines[0] != historyCacheVersion {
+		return nil, errBadEntry
+	}
+	h := &FileHistory{index: map[string]int{}, unreached: map[string]bool{}}
+	n, err := fmt.Sscanf(lines[1], "limit %d", &h.limit)
+	if err != nil || n != 1 {
+		return nil, errBadEntry
+	}
+	for _, l := range lines[2:] {
+		kind, rest, _ := strings.Cut(l, " ")
+		switch kind {
+		case "l":
+			h.Log = append(h.Log, rest)
+		case "m":
+			id, bits, _ := strings.Cut(rest, " ")
+			b, err := hex.DecodeString(bits)
+			if err != nil {
+				return nil, errBadEntry
+			}
+			h.index[id] = len(h.members)
+			h.members = append(h.members, id)
+			h.below = append(h.below, b)
+		case "u":
+			h.unreached[rest] = true
+		default:
+			return nil, errBadEntry
+		}
+	}
+	width := (len(h.members) + 7) / 8
+	for _, b := range h.below {
+		if len(b) != width {
+			return nil, errBadEntry
+		}
+	}
+	return h, nil
+}
+
+// LoadCached returns what StoreCached kept under kind and key, or nil. It
+// lets the layers above keep their own rebuildable results (the outline of
+// a file version, for one) beside the blames, under the same size bound.
+func (r *Repo) LoadCached(kind, key string) []byte {
+	p := r.blameFile("x"+kind, key, "")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	now := time.Now()
+	_ = os.Chtimes(p, now, now) // least recently used goes first
+	return data
+}
+
+// StoreCached keeps data under kind and key; a failure only costs the next
+// reader the work again.
+func (r *Repo) StoreCached(kind, key string, data []byte) {
+	if err := atomicfile.Write(r.blameFile("x"+kind, key, ""), data, 0o644); err == nil {
+		r.trimBlameCache()
+	}
 }

@@ -226,3 +226,93 @@ func TestBlameCacheStepsAsideForIgnoreRevs(t *testing.T) {
 		t.Error("ignored revision blamed: the cache did not step aside")
 	}
 }
+
+// TestFileHistoryEqualsLogAndIsAncestor builds a history with branches and
+// merges and checks the cached file history against Log and IsAncestor for
+// every pair of commits, built fresh, loaded from the cache, and extended
+// with commits it was not built for.
+func TestFileHistoryEqualsLogAndIsAncestor(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 17))
+	fx := fixtures.NewRepo(t)
+	repo := open(t, fx.Dir)
+	lines := randomLines(rng, 30)
+	writeLines(t, fx, "a.go", lines, true)
+	fx.Write("b.go", "package b\n")
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", "start")
+	for i := 0; i < 30; i++ {
+		switch rng.IntN(5) {
+		case 0: // a side branch that changes the file, merged back
+			fx.Git("checkout", "-q", "-b", fmt.Sprintf("side%d", i))
+			lines = editLines(rng, lines)
+			writeLines(t, fx, "a.go", lines, true)
+			fx.Git("commit", "-q", "-am", "side")
+			fx.Git("checkout", "-q", "-")
+			fx.Write("b.go", fmt.Sprintf("package b // %d\n", i))
+			fx.Git("commit", "-q", "-am", "main meanwhile")
+			fx.Git("merge", "-q", "--no-edit", fmt.Sprintf("side%d", i))
+		case 1: // a commit that leaves the file alone
+			fx.Write("b.go", fmt.Sprintf("package b // other %d\n", i))
+			fx.Git("commit", "-q", "-am", "other")
+		default:
+			lines = editLines(rng, lines)
+			writeLines(t, fx, "a.go", lines, true)
+			fx.Git("commit", "-q", "-am", fmt.Sprintf("edit %d", i))
+		}
+	}
+	all := strings.Fields(fx.Git("rev-list", "--all"))
+	for _, rev := range []string{"HEAD", all[len(all)/2], ""} {
+		want, err := repo.Log(map[string]string{"": "HEAD"}[rev]+rev, gitops.LogOptions{Path: "a.go", Limit: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		half := all[:len(all)/2]
+		for round, members := range [][]string{half, half, all} { // build, load, extend
+			h, err := repo.FileHistoryCached(ctx, rev, "a.go", 7, members)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, c := range want {
+				ids = append(ids, c.ID)
+			}
+			if !slices.Equal(h.Log, ids) {
+				t.Fatalf("rev %q round %d: log %v, want %v", rev, round, h.Log, ids)
+			}
+			for _, a := range members {
+				for _, b := range members {
+					got, known := h.IsAncestor(a, b)
+					exp, err := repo.IsAncestor(a, b)
+					if !known {
+						// Only a commit newer than the file's last change
+						// may be unknown.
+						if in, _ := repo.IsAncestor(b, want[0].ID); in {
+							t.Fatalf("rev %q: IsAncestor(%.8s, %.8s) unknown", rev, a, b)
+						}
+						continue
+					}
+					if err != nil || !known || got != exp {
+						t.Fatalf("rev %q round %d: IsAncestor(%.8s, %.8s) = %v (known %v), want %v (%v)", rev, round, a, b, got, known, exp, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// An unchanged working-tree file is blamed as HEAD without running git
+// diff, except when git's clean conversion could make it differ: here a
+// clean filter does, and the cached blame must still equal git blame.
+func TestWorktreeBlameOfUnchangedFile(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	repo := open(t, fx.Dir)
+	fx.Commit("one", map[string]string{"a.txt": "a1\nkeep\na2\n"})
+	fx.Commit("two", map[string]string{"a.txt": "a1\nkeep\nx\na2\n"})
+	compareBlame(t, repo, "", "a.txt", 0, 0)
+	compareBlame(t, repo, "", "a.txt", 2, 3)
+
+	fx.Git("config", "filter.ab.clean", "sed s/a/b/")
+	fx.Write(".gitattributes", "a.txt filter=ab\n")
+	compareBlame(t, repo, "", "a.txt", 0, 0)
+}

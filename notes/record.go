@@ -178,3 +178,27 @@ func NewID(t time.Time) string {
 	}
 	return string(out[:])
 }
+
+// ReadCounted is Read that also counts the note lines it skipped because
+// they were not records (see Parse), so that readers can say so instead of
+// quietly answering with less.
+func (s *Store) ReadCounted(objects []string) (recs map[string][]Record, skipped int, err error) {
+	snap, err := s.repo.ReadNotes(s.ref)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer snap.Close()
+	raw, err := snap.GetMany(objects)
+	if err != nil {
+		return nil, 0, err
+	}
+	recs = make(map[string][]Record, len(raw))
+	for obj, data := range raw {
+		rs, bad := Parse(data)
+		skipped += bad
+		if len(rs) > 0 {
+			recs[obj] = rs
+		}
+	}
+	return recs, skipped, nil
+}

@@ -40,6 +40,7 @@ type DepsResult struct {
 	Query      DepsQuery   `json:"query"`
 	Dependents []Dependent `json:"dependents"`
 	Stats      ScanStats   `json:"stats"`
+	Skipped    int         `json:"skipped" jsonschema:"note lines skipped: not valid JSON, or not a known annotation record"`
 }
 
 // ScanStats counts what a scan of the notes read.
@@ -57,21 +58,23 @@ func init() {
 }
 
 // liveRegions reads every annotation region on the ref, superseded ones
-// left out.
-func liveRegions(repo *gitops.Repo) ([]*annotate.Region, ScanStats, error) {
-	all, st, err := notes.Open(repo, notes.Annotations).ReadAll()
+// left out, and counts the note lines it skipped.
+func liveRegions(repo *gitops.Repo) (regions []*annotate.Region, st ScanStats, skipped int, err error) {
+	all, ns, err := notes.Open(repo, notes.Annotations).ReadAll()
 	if err != nil {
-		return nil, ScanStats{}, err
+		return nil, ScanStats{}, 0, err
 	}
-	var out []*annotate.Region
+	skipped = ns.Bad
 	for _, recs := range all {
-		for _, d := range annotate.Decode(notes.Resolve(recs)) {
+		decoded, unknown := decode(recs)
+		skipped += unknown
+		for _, d := range decoded {
 			if d.Region != nil {
-				out = append(out, d.Region)
+				regions = append(regions, d.Region)
 			}
 		}
 	}
-	return out, ScanStats{AnnotatedCommits: st.Notes, Records: st.Records}, nil
+	return regions, ScanStats{AnnotatedCommits: ns.Notes, Records: ns.Records}, skipped, nil
 }
 
 func cleanRel(repo *gitops.Repo, p string) (string, error) {
@@ -104,11 +107,11 @@ func Deps(ctx context.Context, repo *gitops.Repo, q DepsQuery) (*DepsResult, err
 	if err != nil {
 		return nil, err
 	}
-	regions, st, err := liveRegions(repo)
+	regions, st, skipped, err := liveRegions(repo)
 	if err != nil {
 		return nil, err
 	}
-	res := &DepsResult{Schema: "gloss-deps/v1", Query: q, Dependents: []Dependent{}, Stats: st}
+	res := &DepsResult{Schema: "gloss-deps/v1", Query: q, Dependents: []Dependent{}, Stats: st, Skipped: skipped}
 	for _, r := range regions {
 		for _, d := range r.Deps {
 			if strings.TrimPrefix(d.File, "./") != p || (q.Anchor != "" && d.Anchor != "" && !anchorIs(d.Anchor, q.Anchor)) {
@@ -154,6 +157,9 @@ type HistoryResult struct {
 	Query  HistoryQuery  `json:"query"`
 	Events []Event       `json:"events"`
 	Stats  HistoryCounts `json:"stats"`
+	// Skipped counts the lines of the notes read, which are those of the
+	// commits walked until Limit events were found.
+	Skipped int `json:"skipped" jsonschema:"note lines skipped: not valid JSON, or not a known annotation record"`
 }
 
 // HistoryCounts says how much history was looked at.
@@ -211,17 +217,20 @@ func History(ctx context.Context, repo *gitops.Repo, q HistoryQuery) (*HistoryRe
 		for i, c := range chunk {
 			ids[i] = c.ID
 		}
-		recs, err := store.Read(ids)
+		recs, skipped, err := store.ReadCounted(ids)
 		if err != nil {
 			return nil, err
 		}
+		res.Skipped += skipped
 		for _, c := range chunk { // newest first
 			if len(recs[c.ID]) == 0 {
 				continue
 			}
 			res.Stats.AnnotatedCommits++
 			var block []Event // this commit's events, in record order
-			for _, d := range annotate.Decode(notes.Resolve(recs[c.ID])) {
+			decoded, unknown := decode(recs[c.ID])
+			res.Skipped += unknown
+			for _, d := range decoded {
 				r := d.Region
 				if r == nil || gitops.FollowRename(renames, r.File) != p || (q.Anchor != "" && (r.Anchor == nil || !anchorIs(r.Anchor.Name, q.Anchor))) {
 					continue
@@ -233,6 +242,9 @@ func History(ctx context.Context, repo *gitops.Repo, q HistoryQuery) (*HistoryRe
 			// Blocks are collected newest first; events within a block keep
 			// their order.
 			res.Events = append(block, res.Events...)
+			if res.Events == nil {
+				res.Events = []Event{} // append(nil, empty...) is nil: keep the array
+			}
 		}
 	}
 	if len(res.Events) > q.Limit {
@@ -267,10 +279,11 @@ type FileSummary struct {
 
 // SummaryResult is the answer of summary: gloss-summary/v1.
 type SummaryResult struct {
-	Schema string        `json:"$schema"`
-	Query  SummaryQuery  `json:"query"`
-	Files  []FileSummary `json:"files"`
-	Stats  ScanStats     `json:"stats"`
+	Schema  string        `json:"$schema"`
+	Query   SummaryQuery  `json:"query"`
+	Files   []FileSummary `json:"files"`
+	Stats   ScanStats     `json:"stats"`
+	Skipped int           `json:"skipped" jsonschema:"note lines skipped: not valid JSON, or not a known annotation record"`
 }
 
 // Summary condenses, per anchor that still exists, the latest intent and
@@ -307,11 +320,11 @@ func Summary(ctx context.Context, repo *gitops.Repo, q SummaryQuery) (*SummaryRe
 	if len(inScope) == 0 {
 		return nil, fault.NotFoundf("%s: no such file or directory in HEAD", q.Path)
 	}
-	regions, st, err := liveRegions(repo)
+	regions, st, skipped, err := liveRegions(repo)
 	if err != nil {
 		return nil, err
 	}
-	res.Stats = st
+	res.Stats, res.Skipped = st, skipped
 	renames, err := repo.Renames(ctx, "HEAD")
 	if err != nil {
 		return nil, err
@@ -341,7 +354,7 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 func summarizeFile(repo *gitops.Repo, file string, regions []*annotate.Region) FileSummary {
 	var anchors []treesitter.Anchor
 	if content, err := repo.ReadFile("HEAD", file); err == nil {
-		anchors = treesitter.Outline(file, content)
+		anchors = outline(repo, file, content)
 	}
 	current := map[string]treesitter.Anchor{}
 	for _, a := range anchors {

@@ -89,6 +89,7 @@ type ReadResult struct {
 	Notes    []string     `json:"notes" jsonschema:"what the reader should know about how the query was answered"`
 	Regions  []RegionView `json:"regions"`
 	Stats    ReadStats    `json:"stats"`
+	Skipped  int          `json:"skipped" jsonschema:"note lines skipped: not valid JSON, or not a known annotation record"`
 }
 
 func init() {
@@ -154,7 +155,6 @@ func openFile(repo *gitops.Repo, p, rev string) (*file, error) {
 		f.content = data
 	}
 	f.lines = countLines(f.content)
-	f.anchors = treesitter.Outline(rel, f.content)
 	return f, nil
 }
 
@@ -189,7 +189,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 		res.Resolved.Rev = "worktree"
 	}
 	res.Resolved.Anchors = []treesitter.Anchor{}
-	target := resolveTarget(f, q, res)
+	target := resolveTarget(repo, f, q, res)
 	res.Resolved.Lines = target
 	if f.lines == 0 {
 		res.Notes = append(res.Notes, "the file is empty")
@@ -234,24 +234,20 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	for _, a := range res.Resolved.Anchors {
 		anchorNames[a.Name] = true
 	}
+	hist := fileHistory(ctx, repo, f, commits)
 	var older []string
 	if len(anchorNames) > 0 {
-		rev := f.rev
-		if rev == "" {
-			rev = "HEAD"
-		}
-		if log, err := repo.Log(rev, gitops.LogOptions{Path: f.rel, Limit: anchorHistoryLimit}); err == nil {
-			for _, c := range log {
-				if byCommit[c.ID] == nil {
-					older = append(older, c.ID)
-				}
+		for _, c := range olderCommits(repo, f, hist) {
+			if byCommit[c] == nil {
+				older = append(older, c)
 			}
 		}
 	}
-	recs, err := notes.Open(repo, notes.Annotations).Read(append(append([]string{}, commits...), older...))
+	recs, skipped, err := notes.Open(repo, notes.Annotations).ReadCounted(append(append([]string{}, commits...), older...))
 	if err != nil {
 		return nil, err
 	}
+	res.Skipped = skipped
 	res.Stats.AnnotatedCommits = len(recs)
 
 	times := commitTimes(repo, blame, recs)
@@ -261,9 +257,10 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 			newest = t
 		}
 	}
-	var views []RegionView
+	views := []RegionView{}
 	for c, rs := range recs {
-		decoded := annotate.Decode(notes.Resolve(rs))
+		decoded, unknown := decode(rs)
+		res.Skipped += unknown
 		res.Stats.RecordsConsidered += len(decoded)
 		o := byCommit[c]
 		for _, d := range decoded {
@@ -289,7 +286,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 				sort.Ints(current)
 				v.Current = &annotate.Lines{Start: current[0], End: current[len(current)-1]}
 			}
-			v.LaterCommits = laterCommits(repo, blame, v.Current, target, c)
+			v.LaterCommits = laterCommits(repo, hist, blame, v.Current, target, c)
 			v.Stale = v.LaterCommits > 0
 			v.Score = score(overlap, r.Lines, anchorMatch, times[c], newest, v.LaterCommits)
 			views = append(views, v)
@@ -326,11 +323,22 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	return res, nil
 }
 
+// decode reads the live annotation records of one note and counts the
+// records it could not read as annotations (another schema, an unknown
+// kind, a shape that does not decode).
+func decode(recs []notes.Record) (decoded []annotate.Decoded, unknown int) {
+	live := notes.Resolve(recs)
+	decoded = annotate.Decode(live)
+	return decoded, len(live) - len(decoded)
+}
+
 // resolveTarget turns the query into a line range, noting fallbacks.
-func resolveTarget(f *file, q Query, res *ReadResult) annotate.Lines {
+func resolveTarget(repo *gitops.Repo, f *file, q Query, res *ReadResult) annotate.Lines {
 	whole := annotate.Lines{Start: 1, End: max(f.lines, 1)}
 	switch {
 	case q.Anchor != "":
+		// Only anchors need the outline, the largest fixed cost of a read.
+		f.anchors = outline(repo, f.rel, f.content)
 		found := treesitter.Find(f.anchors, q.Anchor)
 		if len(found) == 0 {
 			if !treesitter.Supported(f.rel) {
@@ -402,7 +410,7 @@ func commitTimes(repo *gitops.Repo, b *gitops.Blame, recs map[string][]notes.Rec
 // laterCommits counts the commits made after the annotated one (its
 // descendants, and uncommitted changes) that own lines of the region now —
 // or of the target, when the region owns none.
-func laterCommits(repo *gitops.Repo, b *gitops.Blame, current *annotate.Lines, target annotate.Lines, annotated string) int {
+func laterCommits(repo *gitops.Repo, hist *gitops.FileHistory, b *gitops.Blame, current *annotate.Lines, target annotate.Lines, annotated string) int {
 	span := target
 	if current != nil {
 		span = *current
@@ -414,13 +422,54 @@ func laterCommits(repo *gitops.Repo, b *gitops.Blame, current *annotate.Lines, t
 			continue
 		}
 		counted[l.Commit] = true
-		if l.Commit == gitops.Uncommitted {
-			n++
-		} else if later, err := repo.IsAncestor(annotated, l.Commit); err == nil && later {
+		if l.Commit == gitops.Uncommitted || isAncestor(repo, hist, annotated, l.Commit) {
 			n++
 		}
 	}
 	return n
+}
+
+// isAncestor answers from the file's cached history when it knows both
+// commits, else asks the repository.
+func isAncestor(repo *gitops.Repo, hist *gitops.FileHistory, a, b string) bool {
+	if hist != nil {
+		if yes, known := hist.IsAncestor(a, b); known {
+			return yes
+		}
+	}
+	later, err := repo.IsAncestor(a, b)
+	return err == nil && later
+}
+
+// fileHistory is the cached history of the file read, built for the blamed
+// commits; nil when there is none (the file is not committed, no HEAD yet),
+// and the callers then ask the repository directly.
+func fileHistory(ctx context.Context, repo *gitops.Repo, f *file, commits []string) *gitops.FileHistory {
+	h, err := repo.FileHistoryCached(ctx, f.rev, f.rel, anchorHistoryLimit, commits)
+	if err != nil {
+		return nil
+	}
+	return h
+}
+
+// olderCommits are the latest commits that changed the file, newest first.
+func olderCommits(repo *gitops.Repo, f *file, hist *gitops.FileHistory) []string {
+	if hist != nil {
+		return hist.Log
+	}
+	rev := f.rev
+	if rev == "" {
+		rev = "HEAD"
+	}
+	log, err := repo.Log(rev, gitops.LogOptions{Path: f.rel, Limit: anchorHistoryLimit})
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, len(log))
+	for i, c := range log {
+		ids[i] = c.ID
+	}
+	return ids
 }
 
 // score ranks a region: how much of it is in the asked lines, whether its

@@ -278,3 +278,82 @@ func TestMCPToolsMatchCLI(t *testing.T) {
 		}
 	}
 }
+
+// Lists are arrays in every answer, never null, even when they are empty.
+func TestEmptyAnswersAreArrays(t *testing.T) {
+	fx := seed(t)
+	for _, args := range [][]string{
+		{"read", "README.md", "--json"},
+		{"read", "README.md", "--lines", "1:1", "--json"},
+		{"deps", "README.md", "--json"},
+		{"history", "lib/client.go", "--anchor", "Nope", "--json"},
+		{"history", "README.md", "--json"},
+		{"summary", "README.md", "--json"},
+	} {
+		out := fx.MustGloss(args...)
+		if strings.Contains(out, "null") {
+			t.Errorf("%v: %s", args, out)
+		}
+	}
+}
+
+// A note written by hand with a damaged line and a record of an unknown
+// kind still answers from its good lines, and every reader says how many
+// lines it skipped.
+func TestSkippedNoteLinesAreCounted(t *testing.T) {
+	fx := newRepo(t)
+	c := fx.Commit("lib: client", map[string]string{"lib/lib.go": lib})
+	good := fmt.Sprintf(`{"$schema":"gloss/annotation/v1","id":"01JBENCH00000000000000000A","ts":"2026-01-02T03:04:05Z","kind":"region","commit":%q,"file":"lib/lib.go","anchor":{"kind":"function","name":"Parse"},"lines":{"start":3,"end":6},"intent":"tokens are opaque","deps":[{"file":"auth/auth.go"}],"author":{"kind":"human"},"source":"agent"}`, c)
+	unknown := `{"$schema":"gloss/annotation/v1","id":"01JBENCH00000000000000000B","kind":"mystery"}`
+	note := good + "\n{not json at all\n" + unknown + "\n"
+	fx.Git("notes", "--ref", "gloss/annotations", "add", "-f", "-m", note, c)
+
+	var r why.ReadResult
+	out := fx.MustGloss("read", "lib/lib.go", "--anchor", "Parse", "--json")
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Skipped != 2 || len(r.Regions) != 1 {
+		t.Errorf("read: skipped %d, %d regions: %s", r.Skipped, len(r.Regions), out)
+	}
+	if out := fx.MustGloss("read", "lib/lib.go", "--anchor", "Parse"); !strings.Contains(out, "skipped 2 note line(s)") {
+		t.Errorf("read does not say what it skipped:\n%s", out)
+	}
+	for _, cmd := range [][]string{{"deps", "auth/auth.go"}, {"history", "lib/lib.go"}, {"summary", "lib"}} {
+		out := fx.MustGloss(append(cmd, "--json")...)
+		var v struct {
+			Skipped *int `json:"skipped"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil || v.Skipped == nil || *v.Skipped != 2 {
+			t.Errorf("%v: %s", cmd, out)
+		}
+		if out := fx.MustGloss(cmd...); !strings.Contains(out, "skipped 2 note line(s)") {
+			t.Errorf("%v does not say what it skipped:\n%s", cmd, out)
+		}
+	}
+	// Nothing skipped: the field is there, and the human output is quiet.
+	fx.Git("notes", "--ref", "gloss/annotations", "add", "-f", "-m", good, c)
+	if out := fx.MustGloss("summary", "lib", "--json"); !strings.Contains(out, `"skipped":0`) {
+		t.Errorf("summary without bad lines: %s", out)
+	}
+	if out := fx.MustGloss("summary", "lib"); strings.Contains(out, "skipped") {
+		t.Errorf("summary without bad lines mentions skipping:\n%s", out)
+	}
+	// An annotated commit with no event for the anchor leaves an empty
+	// timeline, still an array.
+	if out := fx.MustGloss("history", "lib/lib.go", "--anchor", "Nope", "--json"); !strings.Contains(out, `"events":[]`) {
+		t.Errorf("history with no events: %s", out)
+	}
+}
+
+// Outlines are cached by content: a second read answers the same, and a
+// changed file is parsed again rather than read from the cache.
+func TestOutlineCacheFollowsContent(t *testing.T) {
+	fx := seed(t)
+	first := fx.MustGloss("read", "lib/client.go", "--anchor", "Client.Connect", "--json")
+	if again := fx.MustGloss("read", "lib/client.go", "--anchor", "Client.Connect", "--json"); again != first {
+		t.Errorf("second read differs:\n%s\n%s", first, again)
+	}
+	fx.Write("lib/client.go", strings.Replace(fx.Read("lib/client.go"), "type Client struct{}", "type Client struct{}\n\n// spacer\n\nfunc Extra() {}\n", 1))
+	res := readJSON(t, fx, "lib/client.go", "--anchor", "Client.Connect")
+	if len(res.Resolved.Anchors) != 1 || res.Resolved.Anchors[0].Start != 19 {
+		t.Errorf("anchor after the edit = %+v", res.Resolved.Anchors)
+	}
+}

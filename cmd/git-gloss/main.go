@@ -1,14 +1,45 @@
 // Command git-gloss is gloss: git-native memory and coordination for AI
 // coding agents. Installed on PATH it runs as `git gloss <command>`; the
 // hook shims and MCP clients call it the same way.
+//
+// GLOSS_CPUPROFILE=FILE writes a CPU profile of the command to FILE, for
+// `go tool pprof -top bin/git-gloss FILE`.
 package main
 
 import (
+	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/gloss-dev/gloss/cli"
 )
 
 func main() {
-	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := startProfile(os.Getenv("GLOSS_CPUPROFILE"))
+	code := cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// startProfile starts CPU profiling into path when it is set and returns
+// what stops it. A profile that cannot be written is reported and skipped:
+// profiling must never change what the command does.
+func startProfile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "git gloss: GLOSS_CPUPROFILE:", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintln(os.Stderr, "git gloss: GLOSS_CPUPROFILE:", err)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }

@@ -2,13 +2,16 @@
 // one repository, in one run, and prints the ratios.
 //
 //	go run ./bench/cmd/compare                  # generated 3,000-commit repository
-//	go run ./bench/cmd/compare -repo ~/src/git  # any real repository
+//	go run ./bench/cmd/compare -repo ~/src/git  # any real repository (measured on a clone)
 package main
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"text/tabwriter"
 
@@ -24,6 +27,15 @@ func main() {
 	flag.Parse()
 
 	dir := *repo
+	if dir != "" {
+		// The harness writes notes: measure a clone, never the repository given.
+		clone, err := cloneOnce(dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "compare:", err)
+			os.Exit(1)
+		}
+		dir = clone
+	}
 	if dir == "" {
 		dir = bench.DefaultDir()
 		if _, err := os.Stat(dir); os.IsNotExist(err) {
@@ -65,4 +77,22 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
+}
+
+// cloneOnce clones src into the temp dir, once per source, and returns the
+// clone's path.
+func cloneOnce(src string) (string, error) {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return "", err
+	}
+	sum := sha1.Sum([]byte(abs))
+	dir := filepath.Join(os.TempDir(), "gloss-bench-compare-"+hex.EncodeToString(sum[:5]))
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		return dir, nil
+	}
+	if out, err := exec.Command("git", "clone", "-q", abs, dir).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("clone %s: %v: %s", src, err, out)
+	}
+	return dir, nil
 }

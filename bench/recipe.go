@@ -1,0 +1,257 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/treesitter"
+)
+
+// Recipe is the read benchmark of a real repository: a clone of it at Rev,
+// set up with `git gloss init`, one region record (anchor Anchor) on each
+// commit that blame names for the anchor's lines, and a commit-level record
+// on each of the newest Summaries commits. It times `git gloss read --anchor`
+// against `git blame --porcelain -L` of the same lines, as whole processes.
+type Recipe struct {
+	Rev       string // commit the clone is read at
+	File      string
+	Anchor    string
+	Summaries int // commit-level records, on the newest commits
+}
+
+// FzfRecipe is the setup the README's read figures are measured in:
+// junegunn/fzf at 956562da (3,726 commits), src/terminal.go (8,839 lines),
+// Terminal.printItem (lines 3963-4152, 30 blamed commits).
+var FzfRecipe = Recipe{Rev: "956562da", File: "src/terminal.go", Anchor: "Terminal.printItem", Summaries: 500}
+
+// RecipeEnv is a clone prepared by a Recipe.
+type RecipeEnv struct {
+	Recipe
+	Dir     string // the clone's work tree
+	GitDir  string
+	Binary  string
+	Start   int // the anchor's lines at Rev
+	End     int
+	Blamed  int // commits blame names for them
+	Records int // records written
+}
+
+// PrepareRecipe clones src into dir (a throwaway directory: the
+// repository measured is never src itself) and sets it up. A dir prepared
+// before is reused as it is, so the blame cache it holds stays warm.
+func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*RecipeEnv, error) {
+	e := &RecipeEnv{Recipe: rc, Dir: dir, Binary: binary, GitDir: filepath.Join(dir, ".git")}
+	// The marker is written last: a setup that stopped half way is redone.
+	ready := filepath.Join(e.GitDir, "gloss-bench-ready")
+	_, err := os.Stat(ready)
+	fresh := err != nil
+	if fresh {
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+		if err := run(ctx, "", "git", "clone", "-q", "--no-checkout", src, dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := run(ctx, dir, "git", "cat-file", "-e", rc.Rev+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("%s has no commit %s: %w", src, rc.Rev, err)
+	}
+	if fresh {
+		if err := run(ctx, dir, "git", "checkout", "-q", "-B", "gloss-bench", rc.Rev); err != nil {
+			return nil, err
+		}
+		if err := run(ctx, dir, binary, "init"); err != nil {
+			return nil, err
+		}
+	}
+	repo, err := gitops.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	if err := e.resolve(ctx, repo); err != nil {
+		return nil, err
+	}
+	if fresh {
+		if err := e.annotate(ctx, repo); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(ready, []byte(src+"\n"), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// run runs a command in dir and reports its output when it fails.
+func run(ctx context.Context, dir, name string, args ...string) error {
+	_, err := runTimed(ctx, dir, name, args...)
+	return err
+}
+
+// runTimed is run that also returns the CPU time (user and system) the
+// command used, children included.
+func runTimed(ctx context.Context, dir, name string, args ...string) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// resolve finds the anchor's lines at Rev.
+func (e *RecipeEnv) resolve(ctx context.Context, repo *gitops.Repo) error {
+	content, err := repo.ReadFile(e.Rev, e.File)
+	if err != nil {
+		return err
+	}
+	found := treesitter.Find(treesitter.Outline(e.File, content), e.Anchor)
+	if len(found) != 1 {
+		return fmt.Errorf("%s: anchor %s found %d times", e.File, e.Anchor, len(found))
+	}
+	e.Start, e.End = found[0].Start, found[0].End
+	return nil
+}
+
+// annotate writes the records: a region of the anchor on every blamed
+// commit, covering the lines blame says that commit wrote (numbered as at
+// that commit), and a commit-level record on each of the newest commits.
+func (e *RecipeEnv) annotate(ctx context.Context, repo *gitops.Repo) error {
+	b, err := repo.Blame(ctx, e.Rev, e.File, e.Start, e.End)
+	if err != nil {
+		return err
+	}
+	type span struct {
+		file   string
+		lo, hi int
+	}
+	spans := map[string]*span{}
+	for _, l := range b.Lines {
+		s := spans[l.Commit]
+		if s == nil {
+			spans[l.Commit] = &span{file: l.OrigPath, lo: l.OrigLine, hi: l.OrigLine}
+			continue
+		}
+		if l.OrigPath == s.file {
+			s.lo, s.hi = min(s.lo, l.OrigLine), max(s.hi, l.OrigLine)
+		}
+	}
+	recs := map[string][]any{}
+	author := annotate.Author{Kind: "agent", Name: "bench"}
+	for _, c := range slices.Sorted(mapKeys(spans)) {
+		s := spans[c]
+		recs[c] = append(recs[c], annotate.Region{Header: notes.NewHeader(annotate.Schema), Kind: annotate.KindRegion,
+			Commit: c, File: s.file, Anchor: &annotate.Anchor{Kind: "method", Name: e.Anchor},
+			Lines:       annotate.Lines{Start: s.lo, End: s.hi},
+			Intent:      "draw one item of the list: prefix, highlighted match, and the column it fits in",
+			Constraints: []annotate.Constraint{{Text: "never allocate per character on the render path", Source: "author"}},
+			Author:      author, Source: annotate.SourceAgent})
+	}
+	e.Blamed = len(spans)
+	log, err := repo.Log(e.Rev, gitops.LogOptions{Limit: e.Summaries})
+	if err != nil {
+		return err
+	}
+	for _, c := range log {
+		recs[c.ID] = append(recs[c.ID], annotate.Summary{Header: notes.NewHeader(annotate.Schema), Kind: annotate.KindSummary,
+			Commit: c.ID, Intent: c.Subject(), Files: []string{}, Author: author, Source: annotate.SourceImport})
+	}
+	for _, rs := range recs {
+		e.Records += len(rs)
+	}
+	return notes.Open(repo, notes.Annotations).AppendMany(ctx, recs)
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// RecipeCase is one command of the recipe timed against git blame.
+type RecipeCase struct {
+	Name   string
+	Gloss  []string // git gloss arguments
+	Git    []string // git arguments
+	Before func() error
+}
+
+// Cases are the timed commands: the anchor read with the blame cache warm
+// and cold, and line-range reads without tree-sitter.
+func (e *RecipeEnv) Cases() []RecipeCase {
+	lines := fmt.Sprintf("%d,%d", e.Start, e.End)
+	blame := []string{"blame", "--porcelain", "-L", lines, "--", e.File}
+	read := []string{"read", e.File, "--anchor", e.Anchor, "--json"}
+	coldCache := func() error { return os.RemoveAll(filepath.Join(e.GitDir, "gloss", "blame")) }
+	return []RecipeCase{
+		{Name: "read --anchor, blame cache warm", Gloss: read, Git: blame},
+		{Name: "read --anchor, blame cache cold", Gloss: read, Git: blame, Before: coldCache},
+		{Name: fmt.Sprintf("read --lines %d:%d, warm", e.Start, e.End),
+			Gloss: []string{"read", e.File, "--lines", fmt.Sprintf("%d:%d", e.Start, e.End), "--json"}, Git: blame},
+		{Name: "read --lines 1:5, warm", Gloss: []string{"read", e.File, "--lines", "1:5", "--json"},
+			Git: []string{"blame", "--porcelain", "-L", "1,5", "--", e.File}},
+	}
+}
+
+// RecipeResult is one measured case: medians of paired runs.
+type RecipeResult struct {
+	Name       string
+	Gloss, Git time.Duration // wall clock
+	Ratio      float64       // Gloss / Git: below 1 means gloss is faster
+	// CPU time, which a loaded machine disturbs less than wall time.
+	GlossCPU, GitCPU time.Duration
+	CPURatio         float64
+}
+
+// Measure runs the case runs times after one warm-up, gloss and git
+// alternately, each as a whole process; Before runs untimed before each
+// gloss run.
+func (e *RecipeEnv) Measure(ctx context.Context, c RecipeCase, runs int) (RecipeResult, error) {
+	r := RecipeResult{Name: c.Name}
+	var g, k, gc, kc []time.Duration
+	for i := 0; i <= runs; i++ {
+		if c.Before != nil {
+			if err := c.Before(); err != nil {
+				return r, err
+			}
+		}
+		start := time.Now()
+		cpuG, err := runTimed(ctx, e.Dir, e.Binary, c.Gloss...)
+		if err != nil {
+			return r, err
+		}
+		dg := time.Since(start)
+		start = time.Now()
+		cpuK, err := runTimed(ctx, e.Dir, "git", c.Git...)
+		if err != nil {
+			return r, err
+		}
+		if i > 0 { // the first pair warms the OS caches
+			g, k = append(g, dg), append(k, time.Since(start))
+			gc, kc = append(gc, cpuG), append(kc, cpuK)
+		}
+	}
+	r.Gloss, r.Git = median(g), median(k)
+	r.GlossCPU, r.GitCPU = median(gc), median(kc)
+	if r.Git > 0 {
+		r.Ratio = float64(r.Gloss) / float64(r.Git)
+	}
+	if r.GitCPU > 0 {
+		r.CPURatio = float64(r.GlossCPU) / float64(r.GitCPU)
+	}
+	return r, nil
+}
