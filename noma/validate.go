@@ -95,11 +95,11 @@ var profileDirectives = map[string][]string{
 var commonDirectives = []string{"section", "note", "callout", "comment", "footnote", "endnote", "change_request", "aside", "quote", "summary", "details", "code", "toc"}
 
 var (
-	reISODate     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
-	reProfileSep  = regexp.MustCompile(`[,` + wsClass + `]+`)
-	reFormulaTok  = regexp.MustCompile(`^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[A-Za-z_][A-Za-z0-9_.-]*|[-+*/^%(),<>=!&|?:])`)
+	reISODate    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	reProfileSep = regexp.MustCompile(`[,` + wsClass + `]+`)
+	reFormulaTok = regexp.MustCompile(`^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[A-Za-z_][A-Za-z0-9_.-]*|[-+*/^%(),<>=!&|?:])`)
 	// reDomainVar is one "name:" part of a computed block's domain.
-	reDomainVar = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)` + ws + `*:`)
+	reDomainVar   = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)` + ws + `*:`)
 	memoryTypes   = []string{"user", "feedback", "project", "reference"}
 	formulaFuncs  = []string{"min", "max", "abs", "round", "floor", "ceil", "sqrt", "log", "exp", "pow", "if", "sum", "avg", "mean"}
 	numericInputs = []string{"", "slider", "range", "number", "checkbox", "toggle"}
