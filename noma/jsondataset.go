@@ -521,5 +521,3 @@ func stringsText(names []string) string {
 func (d *jsonDataset) insertColumn(g *grid, _ int, _, _ string) error { return d.writeColumns(g) }
 
 func (d *jsonDataset) deleteColumn(g *grid, _ int, _ string) error { return d.writeColumns(g) }
-
-func itoa(i int) string { return strconv.Itoa(i) }
