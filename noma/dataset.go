@@ -591,13 +591,21 @@ type delimited struct {
 
 func (p *Patcher) readDelimited(a, b int, sep string) (*grid, gridForm, error) {
 	d := &delimited{p: p, sep: sep}
+	// Whitespace around a line is indentation or noise, but in TSV a tab
+	// is a separator: trimming it (as the reference does) would drop an
+	// empty first or last cell and hide a row of empty cells.
+	space := isJSSpace
+	if sep == "\t" {
+		space = func(r rune) bool { return r != '\t' && isJSSpace(r) }
+	}
 	for i := a; i < b; i++ {
 		l := strings.TrimSuffix(p.lines[i], "\r")
-		if isBlank(l) {
+		t := strings.TrimFunc(l, space)
+		if t == "" {
 			continue
 		}
-		t := strings.TrimLeftFunc(l, isJSSpace)
-		d.lines = append(d.lines, tableRow{line: i, indent: l[:len(l)-len(t)], cells: splitDelimited(jsTrim(t), sep)})
+		indent := l[:len(l)-len(strings.TrimLeftFunc(l, space))]
+		d.lines = append(d.lines, tableRow{line: i, indent: indent, cells: splitDelimited(t, sep)})
 	}
 	if len(d.lines) == 0 {
 		return nil, nil, perr(CodeInvalidContent, "dataset has no header line")
