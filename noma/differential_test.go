@@ -431,6 +431,8 @@ func TestReferenceBytes(t *testing.T) {
 		{"tsv keeps empty edge cells (deviation: the reference trims tabs)", "::dataset{id=\"d\" format=tsv}\na\tb\n1\t2\n::\n",
 			`[{"op":"insert_dataset_column","id":"d","column":0,"header":"h","cells":[]},{"op":"update_dataset_cell","id":"d","row":0,"column":"b","value":"x"}]`,
 			"::dataset{id=\"d\" format=tsv}\nh\ta\tb\n\t1\tx\n::\n", ""},
+		{"json record without a known key is not a row", "::dataset{id=\"d\" format=json}\n[\n  {\"a\": 1},\n  {}\n]\n::\n",
+			`{"op":"delete_dataset_row","id":"d","row":0}`, "", CodeInvalidContent},
 		{"table row keeps extra cells", table, `{"op":"insert_table_row","id":"d","row":1,"cells":["x","y","z"]}`,
 			"::table{id=\"d\"}\na | b\n| x | y | z |\n::\n", ""},
 		{"table column header without header=true", table, `{"op":"insert_table_column","id":"d","column":0,"header":"H","cells":[]}`, "", CodeInvalidContent},

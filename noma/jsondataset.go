@@ -232,8 +232,8 @@ func (d *jsonDataset) mapRecords(start int) ([]string, [][]any, error) {
 			return nil, nil, perr(CodeInvalidContent, "a JSON record on line %d spans lines: write one record a line", i+1)
 		}
 		o, ok := decodeOrdered(t)
-		if !ok {
-			continue
+		if !ok || names != nil && !hasAnyKey(o, names) {
+			continue // not a row the reference maps either: the count check refuses the body
 		}
 		if names == nil {
 			names = o.keys
@@ -249,6 +249,15 @@ func (d *jsonDataset) mapRecords(start int) ([]string, [][]any, error) {
 		}
 	}
 	return names, rows, nil
+}
+
+func hasAnyKey(o *orderedObject, names []string) bool {
+	for _, k := range names {
+		if _, ok := o.vals[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeRow reads a one-line row array; nested arrays and objects stay
