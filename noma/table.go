@@ -83,25 +83,13 @@ func (p *Patcher) tableOp(doc *Node, op Op) error {
 	if n.Type != TypeDirective || n.Name != "table" {
 		return perr(CodeInvalidContent, "%q is not a table", op.Str("id"))
 	}
-	lines, err := p.tableRows(n)
+	g, t, err := p.readTable(n)
 	if err != nil {
 		return err
 	}
 	if err := checkOneLine(op); err != nil {
 		return err
 	}
-	hv, _ := n.Attr("header")
-	t := &pipeTable{p: p, lines: lines, header: hv == true || hv == "true"}
-	var names []string
-	body := lines
-	if t.header {
-		names, body = lines[0].cells, lines[1:]
-	}
-	rows := make([][]any, len(body))
-	for i, r := range body {
-		rows[i] = anyCells(r.cells)
-	}
-	g := newGrid(names, rows, true)
 	if op.Name == "update_table_header_cell" {
 		err = t.updateHeader(g, op)
 	} else {
@@ -109,6 +97,26 @@ func (p *Patcher) tableOp(doc *Node, op Op) error {
 	}
 	p.dirty = p.dirty || err == nil
 	return err
+}
+
+// readTable reads a table directive's rows into a grid.
+func (p *Patcher) readTable(n *Node) (*grid, *pipeTable, error) {
+	lines, err := p.tableRows(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	hv, _ := n.Attr("header")
+	t := &pipeTable{p: p, lines: lines, header: hv == true || hv == "true"}
+	var names []string
+	body := lines
+	if t.header {
+		names, body = append([]string{}, lines[0].cells...), lines[1:]
+	}
+	rows := make([][]any, len(body))
+	for i, r := range body {
+		rows[i] = anyCells(r.cells)
+	}
+	return newGrid(names, rows, true), t, nil
 }
 
 // updateHeader is the one op only pipe tables have.
