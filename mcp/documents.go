@@ -64,9 +64,9 @@ func decodeOne(m map[string]any) ([]noma.Op, []*noma.PatchError) {
 	if m == nil {
 		m = map[string]any{}
 	}
-	// Annex B: unknown keys of op are stripped, baseHash included; the
-	// block precondition comes from the base_hash input.
-	delete(m, "baseHash")
+	// Unknown keys of op are stripped, but not baseHash (spec §3.4: a
+	// mismatch is sha_mismatch); the reference strips it too. The
+	// base_hash input, when given, overrides it.
 	op, perr := noma.OpFromMap(m)
 	return []noma.Op{op}, []*noma.PatchError{perr}
 }

@@ -351,3 +351,51 @@ func TestCLIOpsList(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 }
+
+// A baseHash inside the op is the agent's lost-update protection (spec
+// §3.4): over MCP it is honoured, not stripped (issue 11 item 2). The
+// book manifest of Annex B is refused by read_doc as by patch_block.
+func TestMCPOpBaseHash(t *testing.T) {
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("plan", map[string]string{"docs/plan.noma": planDoc, "docs/book.noma.yml": "title: Book\n"})
+	session := fx.StartMCP("--toolsets", "documents")
+	var doc struct {
+		Blocks []struct{ ID, Hash string }
+	}
+	if err := json.Unmarshal([]byte(session.Call("read_doc", map[string]any{"file": "docs/plan.noma"}).Text), &doc); err != nil {
+		t.Fatal(err)
+	}
+	hash := ""
+	for _, b := range doc.Blocks {
+		if b.ID == "c1" {
+			hash = b.Hash
+		}
+	}
+	if len(hash) != 64 {
+		t.Fatalf("no hash for c1: %+v", doc)
+	}
+	stale := "00000000"
+	if strings.HasPrefix(hash, stale) {
+		stale = "11111111"
+	}
+	before := fx.Read("docs/plan.noma")
+	r := session.Call("patch_block", map[string]any{"file": "docs/plan.noma",
+		"op": map[string]any{"op": "update_attribute", "id": "c1", "key": "confidence", "value": 0.9, "baseHash": stale}})
+	if r.IsError || r.Text != `{"ok":false,"error":"block \"c1\" changed since baseHash `+stale+`","code":"sha_mismatch"}` || fx.Read("docs/plan.noma") != before {
+		t.Errorf("a stale op baseHash must be sha_mismatch: %s", r.Text)
+	}
+	r = session.Call("patch_block", map[string]any{"file": "docs/plan.noma",
+		"op": map[string]any{"op": "update_attribute", "id": "c1", "key": "confidence", "value": 0.9, "baseHash": hash[:12]}})
+	if r.IsError || !strings.HasPrefix(r.Text, `{"ok":true`) || !strings.Contains(r.Text, `"baseHash":"`+hash[:12]+`"`) {
+		t.Errorf("a current op baseHash applies and is recorded: %s", r.Text)
+	}
+	if !strings.Contains(fx.Read("docs/plan.noma"), `confidence=0.9`) {
+		t.Errorf("not written:\n%s", fx.Read("docs/plan.noma"))
+	}
+	for _, tool := range []string{"read_doc", "list_ids", "validate_doc"} {
+		if r := session.Call(tool, map[string]any{"file": "docs/book.noma.yml"}); !r.IsError || !strings.Contains(r.Text, "unsupported_op") {
+			t.Errorf("%s on a book manifest: %+v", tool, r)
+		}
+	}
+}

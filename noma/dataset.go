@@ -13,7 +13,7 @@ var (
 	reSchemaLine = regexp.MustCompile(`^(` + ws + `*)schema:` + ws + `*$`)
 	reSchemaItem = regexp.MustCompile(`^(` + ws + `+)([^:#` + wsClass + `][^:#]*?)` + ws + `*:` + ws + `*(.*?)` + ws + `*$`)
 	reRowsLine   = regexp.MustCompile(`^(` + ws + `*)rows:` + ws + `*(\[` + ws + `*\])?` + ws + `*$`)
-	reRowItem    = regexp.MustCompile(`^(` + ws + `*)-` + ws + `*(\[.*\])` + ws + `*(#.*)?$`)
+	reRowItem    = regexp.MustCompile(`^(` + ws + `*)-` + ws + `*(\[.*\])(` + ws + `+#.*)?` + ws + `*$`)
 	reYAMLInt    = regexp.MustCompile(`^[-+]?(?:0|[1-9][0-9_]*)$`)
 	reYAMLHex    = regexp.MustCompile(`^[-+]?0x[0-9a-fA-F_]+$`)
 	reYAMLOct    = regexp.MustCompile(`^[-+]?0o[0-7_]+$`)
@@ -316,6 +316,7 @@ func coerceCell(s, typ string) any {
 }
 
 type yamlDataset struct {
+	p            *Patcher
 	schemaLine   int // -1 when absent
 	schemaIndent string
 	items        []schemaItem
@@ -329,29 +330,30 @@ type yamlDataset struct {
 type schemaItem struct {
 	line int
 	name string
-	typ  string
+	typ  string // lower case
 }
 
 type yamlRow struct {
-	line    int
-	indent  string
-	vals    []any
-	comment string
+	line     int
+	indent   string
+	vals     []any
+	trailing string // a comment with the whitespace before it
 }
 
 func (p *Patcher) parseYAMLDataset(n *Node, a, b int) (*yamlDataset, error) {
-	d := &yamlDataset{schemaLine: -1, rowsLine: -1}
+	d := &yamlDataset{p: p, schemaLine: -1, rowsLine: -1}
 	for i := a; i < b; i++ {
 		l := strings.TrimSuffix(p.lines[i], "\r")
 		if m := reSchemaLine.FindStringSubmatch(l); m != nil && d.schemaLine < 0 {
 			d.schemaLine = i
+			d.schemaIndent = m[1] + "  "
 			for j := i + 1; j < b; j++ {
 				lj := strings.TrimSuffix(p.lines[j], "\r")
 				mm := reSchemaItem.FindStringSubmatch(lj)
 				if mm == nil || len(mm[1]) <= len(m[1]) {
 					break
 				}
-				if d.schemaIndent == "" {
+				if len(d.items) == 0 {
 					d.schemaIndent = mm[1]
 				}
 				typ := strings.Trim(mm[3], `"'`)
@@ -360,7 +362,7 @@ func (p *Patcher) parseYAMLDataset(n *Node, a, b int) (*yamlDataset, error) {
 						typ = strings.Trim(jsTrim(strings.SplitN(strings.TrimSuffix(typ[k+5:], "}"), ",", 2)[0]), `"'`)
 					}
 				}
-				d.items = append(d.items, schemaItem{j, jsTrim(mm[2]), typ})
+				d.items = append(d.items, schemaItem{j, jsTrim(mm[2]), strings.ToLower(typ)})
 				i = j
 			}
 			continue
@@ -395,22 +397,26 @@ func (p *Patcher) parseYAMLDataset(n *Node, a, b int) (*yamlDataset, error) {
 		d.columns = append(d.columns, it.name)
 	}
 	if len(d.columns) == 0 {
-		if c, ok := n.StringAttr("columns"); ok {
-			for _, x := range strings.Split(c, ",") {
-				d.columns = append(d.columns, jsTrim(x))
-			}
-		}
+		d.columns = splitColumnsAttr(n)
 	}
 	width := len(d.columns)
 	for _, r := range d.rows {
 		width = max(width, len(r.vals))
 	}
-	for i := len(d.columns); i < width; i++ {
-		d.columns = append(d.columns, "Column "+strconv.Itoa(i+1))
-	}
+	d.columns = defaultNames(d.columns, width)
 	return d, nil
 }
 
+// grid is the dataset as a grid: the columns are always named.
+func (d *yamlDataset) grid() *grid {
+	rows := make([][]any, len(d.rows))
+	for i, r := range d.rows {
+		rows[i] = r.vals
+	}
+	return newGrid(append([]string{}, d.columns...), rows, false)
+}
+
+// typeOf is a column's schema type, "" when it has none.
 func (d *yamlDataset) typeOf(col int) string {
 	if col < len(d.items) {
 		return d.items[col].typ
@@ -418,12 +424,89 @@ func (d *yamlDataset) typeOf(col int) string {
 	return ""
 }
 
-func (r yamlRow) line0(vals []any) string {
-	l := r.indent + "- " + flowRow(vals)
-	if r.comment != "" {
-		l += " " + r.comment
+func (r yamlRow) text(vals []any) string {
+	return r.indent + "- " + flowRow(vals) + r.trailing
+}
+
+func (d *yamlDataset) cell(text string, c int) any { return coerceCell(text, d.typeOf(c)) }
+
+// columnCells types an inserted column by what its cells hold.
+func (d *yamlDataset) columnCells(texts []string) ([]any, string) {
+	return typedColumn(texts)
+}
+
+func typedColumn(texts []string) ([]any, string) {
+	typ := inferType(texts)
+	cells := make([]any, len(texts))
+	for i, t := range texts {
+		cells[i] = coerceCell(t, typ)
 	}
-	return l
+	return cells, typ
+}
+
+func (d *yamlDataset) setCell(g *grid, i, _ int) error {
+	d.p.setLine(d.rows[i].line, d.rows[i].text(g.rows[i]))
+	return nil
+}
+
+// insertRow writes "- [...]" before row i (or after the last row) with
+// that row's indentation; into "rows: []" it switches to block form.
+func (d *yamlDataset) insertRow(g *grid, i int) error {
+	indent := d.rowsIndent + "  "
+	at := d.rowsLine + 1
+	switch {
+	case i < len(d.rows):
+		indent, at = d.rows[i].indent, d.rows[i].line
+	case len(d.rows) > 0:
+		indent, at = d.rows[i-1].indent, d.rows[i-1].line+1
+	}
+	if d.emptyRows {
+		d.p.setLine(d.rowsLine, d.rowsIndent+"rows:")
+	}
+	d.p.splice(at, at-1, []string{indent + "- " + flowRow(g.rows[i])})
+	return nil
+}
+
+// deleteRow removes row i; removing the last one writes "rows: []".
+func (d *yamlDataset) deleteRow(_ *grid, i int) error {
+	if len(d.rows) == 1 {
+		d.p.setLine(d.rowsLine, d.rowsIndent+"rows: []")
+	}
+	d.p.splice(d.rows[i].line, d.rows[i].line, nil)
+	return nil
+}
+
+func (d *yamlDataset) writeRows(g *grid) {
+	for i, r := range d.rows {
+		d.p.setLine(r.line, r.text(g.rows[i]))
+	}
+}
+
+// insertColumn needs a schema: block; "name: type" goes after the
+// previous column's schema line (column 0: right after "schema:").
+func (d *yamlDataset) insertColumn(g *grid, c int, name, typ string) error {
+	if d.schemaLine < 0 {
+		return perr(CodeInvalidContent, "inserting a column needs a schema: block")
+	}
+	d.writeRows(g)
+	at := d.schemaLine + 1
+	if c > 0 && c-1 < len(d.items) {
+		at = d.items[c-1].line + 1
+	}
+	d.p.splice(at, at-1, []string{d.schemaIndent + name + ": " + typ})
+	return nil
+}
+
+// deleteColumn removes the column's schema line, which must exist.
+func (d *yamlDataset) deleteColumn(g *grid, _ int, name string) error {
+	for _, it := range d.items {
+		if it.name == name {
+			d.writeRows(g)
+			d.p.splice(it.line, it.line, nil)
+			return nil
+		}
+	}
+	return perr(CodeInvalidContent, "column %q has no schema line", name)
 }
 
 func (p *Patcher) datasetOp(doc *Node, op Op) error {
@@ -434,154 +517,37 @@ func (p *Patcher) datasetOp(doc *Node, op Op) error {
 	if n.Type != TypeDirective || n.Name != "dataset" {
 		return perr(CodeInvalidContent, "%q is not a dataset", op.Str("id"))
 	}
-	for _, c := range append(op.Strings("cells"), op.Str("value"), op.Str("header")) {
-		if !singleLine(c) {
-			return perr(CodeInvalidContent, "values must be one line")
-		}
+	if err := checkOneLine(op); err != nil {
+		return err
 	}
-	format, _ := n.StringAttr("format")
-	switch format {
-	case "", "yaml", "yml":
-	case "csv", "tsv":
-		return p.delimitedOp(n, op, map[string]string{"csv": ",", "tsv": "\t"}[format])
-	case "json":
-		return p.jsonDatasetOp(n, op)
-	default:
-		return perr(CodeInvalidContent, "dataset format %q is not patchable", format)
-	}
-	a, b := p.interior(n)
-	d, err := p.parseYAMLDataset(n, a, b)
+	g, f, err := p.datasetForm(n)
 	if err != nil {
 		return err
 	}
-	count := len(d.columns)
-	colOf := func(v any) (int, error) {
-		if s, ok := v.(string); ok {
-			for i, c := range d.columns {
-				if c == s {
-					return i, nil
-				}
-			}
-			return 0, perr(CodeInvalidContent, "no column %q", s)
-		}
-		return index(v, count, "column")
-	}
-	rowIndent := d.rowsIndent + "  "
-	if len(d.rows) > 0 {
-		rowIndent = d.rows[0].indent
-	}
-	switch op.Name {
-	case "update_dataset_cell":
-		r, err := index(op.Get("row"), len(d.rows), "row")
-		if err != nil {
-			return err
-		}
-		c, err := colOf(op.Get("column"))
-		if err != nil {
-			return err
-		}
-		vals := padVals(d.rows[r].vals, count)
-		vals[c] = coerceCell(op.Str("value"), d.typeOf(c))
-		p.setLine(d.rows[r].line, d.rows[r].line0(vals))
-	case "insert_dataset_row":
-		r, err := index(op.Get("row"), len(d.rows)+1, "row")
-		if err != nil {
-			return err
-		}
-		vals := make([]any, 0, count)
-		for i, s := range op.Strings("cells") {
-			vals = append(vals, coerceCell(s, d.typeOf(i)))
-		}
-		for len(vals) < count {
-			vals = append(vals, nil)
-		}
-		line := rowIndent + "- " + flowRow(vals)
-		switch {
-		case d.emptyRows:
-			p.setLine(d.rowsLine, d.rowsIndent+"rows:")
-			p.splice(d.rowsLine+1, d.rowsLine, []string{line})
-		case r < len(d.rows):
-			p.splice(d.rows[r].line, d.rows[r].line-1, []string{line})
-		case len(d.rows) > 0:
-			at := d.rows[len(d.rows)-1].line + 1
-			p.splice(at, at-1, []string{line})
-		default:
-			p.splice(d.rowsLine+1, d.rowsLine, []string{line})
-		}
-	case "delete_dataset_row":
-		r, err := index(op.Get("row"), len(d.rows), "row")
-		if err != nil {
-			return err
-		}
-		if len(d.rows) == 1 {
-			p.setLine(d.rowsLine, d.rowsIndent+"rows: []")
-		}
-		p.splice(d.rows[r].line, d.rows[r].line, nil)
-	case "insert_dataset_column":
-		if d.schemaLine < 0 {
-			return perr(CodeInvalidContent, "inserting a column needs a schema: block")
-		}
-		c, err := index(op.Get("column"), count+1, "column")
-		if err != nil {
-			return err
-		}
-		h := op.Str("header")
-		if jsTrim(h) == "" {
-			return perr(CodeInvalidContent, "header must not be blank")
-		}
-		for _, x := range d.columns {
-			if x == h {
-				return perr(CodeInvalidContent, "column %q exists", h)
-			}
-		}
-		cells := op.Strings("cells")
-		typ := inferType(cells)
-		for i := len(d.rows) - 1; i >= 0; i-- {
-			r := d.rows[i]
-			vals := padVals(r.vals, count)
-			v := ""
-			if i < len(cells) {
-				v = cells[i]
-			}
-			vals = append(vals[:c], append([]any{coerceCell(v, typ)}, vals[c:]...)...)
-			p.setLine(r.line, r.line0(vals))
-		}
-		at := d.schemaLine + 1
-		if c > 0 && c-1 < len(d.items) {
-			at = d.items[c-1].line + 1
-		} else if c > 0 && len(d.items) > 0 {
-			at = d.items[len(d.items)-1].line + 1
-		}
-		indent := d.schemaIndent
-		if indent == "" {
-			indent = d.rowsIndent + "  "
-		}
-		p.splice(at, at-1, []string{indent + h + ": " + typ})
-	case "delete_dataset_column":
-		c, err := colOf(op.Get("column"))
-		if err != nil {
-			return err
-		}
-		if c >= len(d.items) {
-			return perr(CodeInvalidContent, "column %d has no schema line", c)
-		}
-		for _, r := range d.rows {
-			vals := padVals(r.vals, count)
-			vals = append(vals[:c], vals[c+1:]...)
-			p.setLine(r.line, r.line0(vals))
-		}
-		p.splice(d.items[c].line, d.items[c].line, nil)
-	}
-	p.dirty = true
-	return nil
+	err = gridOp(g, f, op)
+	p.dirty = p.dirty || err == nil
+	return err
 }
 
-func padVals(v []any, n int) []any {
-	out := append([]any{}, v...)
-	for len(out) < n {
-		out = append(out, nil)
+// datasetForm reads a dataset by its format attribute.
+func (p *Patcher) datasetForm(n *Node) (*grid, gridForm, error) {
+	a, b := p.interior(n)
+	format, _ := n.StringAttr("format")
+	switch strings.ToLower(jsTrim(format)) {
+	case "", "yaml", "yml":
+		d, err := p.parseYAMLDataset(n, a, b)
+		if err != nil {
+			return nil, nil, err
+		}
+		return d.grid(), d, nil
+	case "csv":
+		return p.readDelimited(a, b, ",")
+	case "tsv":
+		return p.readDelimited(a, b, "\t")
+	case "json":
+		return p.readJSONDataset(n, a, b)
 	}
-	return out
+	return nil, nil, perr(CodeInvalidContent, "dataset format %q is not patchable", format)
 }
 
 func inferType(cells []string) string {
@@ -611,138 +577,6 @@ func inferType(cells []string) string {
 		return "boolean"
 	}
 	return "string"
-}
-
-// delimitedOp edits CSV and TSV datasets: header on the first line.
-func (p *Patcher) delimitedOp(n *Node, op Op, sep string) error {
-	a, b := p.interior(n)
-	type row struct {
-		line   int
-		indent string
-		cells  []string
-	}
-	var rows []row
-	for i := a; i < b; i++ {
-		l := strings.TrimSuffix(p.lines[i], "\r")
-		if isBlank(l) {
-			continue
-		}
-		t := strings.TrimLeftFunc(l, isJSSpace)
-		rows = append(rows, row{i, l[:len(l)-len(t)], splitDelimited(t, sep)})
-	}
-	if len(rows) == 0 {
-		return perr(CodeInvalidContent, "dataset has no header line")
-	}
-	header, body := rows[0], rows[1:]
-	count := len(header.cells)
-	write := func(r row, cells []string) {
-		out := make([]string, len(cells))
-		for i, c := range cells {
-			if strings.Contains(c, sep) || strings.Contains(c, `"`) || c != jsTrim(c) {
-				c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
-			}
-			out[i] = c
-		}
-		p.setLine(r.line, r.indent+strings.Join(out, sep))
-	}
-	colOf := func(v any) (int, error) {
-		if s, ok := v.(string); ok {
-			for i, c := range header.cells {
-				if c == s {
-					return i, nil
-				}
-			}
-			return 0, perr(CodeInvalidContent, "no column %q", s)
-		}
-		return index(v, count, "column")
-	}
-	padS := func(c []string) []string { return pad(append([]string{}, c...), count) }
-	switch op.Name {
-	case "update_dataset_cell":
-		r, err := index(op.Get("row"), len(body), "row")
-		if err != nil {
-			return err
-		}
-		c, err := colOf(op.Get("column"))
-		if err != nil {
-			return err
-		}
-		cells := padS(body[r].cells)
-		cells[c] = op.Str("value")
-		write(body[r], cells)
-	case "insert_dataset_row":
-		r, err := index(op.Get("row"), len(body)+1, "row")
-		if err != nil {
-			return err
-		}
-		ref := rows[len(rows)-1]
-		at := ref.line + 1
-		if r < len(body) {
-			ref = body[r]
-			at = ref.line
-		}
-		p.splice(at, at-1, []string{""})
-		write(row{at, ref.indent, nil}, padS(op.Strings("cells")))
-	case "delete_dataset_row":
-		r, err := index(op.Get("row"), len(body), "row")
-		if err != nil {
-			return err
-		}
-		p.splice(body[r].line, body[r].line, nil)
-	case "insert_dataset_column":
-		c, err := index(op.Get("column"), count+1, "column")
-		if err != nil {
-			return err
-		}
-		cells := op.Strings("cells")
-		for i, r := range rows {
-			v := op.Str("header")
-			if i > 0 {
-				v = ""
-				if i-1 < len(cells) {
-					v = cells[i-1]
-				}
-			}
-			x := padS(r.cells)
-			write(r, append(x[:c], append([]string{v}, x[c:]...)...))
-		}
-	case "delete_dataset_column":
-		c, err := colOf(op.Get("column"))
-		if err != nil {
-			return err
-		}
-		if count <= 1 {
-			return perr(CodeInvalidContent, "cannot delete the last column")
-		}
-		for _, r := range rows {
-			x := padS(r.cells)
-			write(r, append(x[:c], x[c+1:]...))
-		}
-	}
-	p.dirty = true
-	return nil
-}
-
-func splitDelimited(s, sep string) []string {
-	var out []string
-	var b strings.Builder
-	inQ := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inQ && c == '"' && i+1 < len(s) && s[i+1] == '"':
-			b.WriteByte('"')
-			i++
-		case c == '"':
-			inQ = !inQ
-		case !inQ && strings.HasPrefix(s[i:], sep):
-			out = append(out, b.String())
-			b.Reset()
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return append(out, b.String())
 }
 
 // datasetColumns lists a dataset block's column names (for plot checks).

@@ -28,7 +28,7 @@ const ProtocolVersion = "1.0"
 const MaxContentBytes = 1_000_000
 
 func (s *Store) parse(file string) (string, string, *Node, error) {
-	rel, src, err := s.ReadSource(file)
+	rel, src, err := s.readDocument(file)
 	if err != nil {
 		return rel, "", nil, err
 	}
@@ -161,9 +161,24 @@ func Check(doc *Node, opts ValidateOptions) *CheckResult {
 	return &CheckResult{OK: Summary(ds) != "error", Diagnostics: ds}
 }
 
+// readDocument reads a document for read_doc, list_ids and validate_doc.
+// A book manifest (Annex B: a path ending in .yml or .yaml, any case) is
+// refused as Patch refuses it: it is YAML, not Noma source, and read as
+// paragraphs it would look like a document.
+func (s *Store) readDocument(file string) (rel, src string, err error) {
+	rel, err = s.Rel(file)
+	if err != nil {
+		return "", "", err
+	}
+	if isBookManifest(rel) {
+		return "", "", fault.Usagef("%s: book manifests are not documents (unsupported_op)", rel)
+	}
+	return s.ReadSource(rel)
+}
+
 // Read is read_doc on a file.
 func (s *Store) Read(file string) (*ReadResult, error) {
-	rel, src, err := s.ReadSource(file)
+	rel, src, err := s.readDocument(file)
 	if err != nil {
 		return nil, err
 	}

@@ -3,19 +3,297 @@ package noma
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
-// JSON datasets are edited line by line, as the reference does: one row
-// per line, as an array ([…]) or a record ({…}); the body is an array of
-// rows or {"columns": […], "rows": […]} with "columns" on one line.
+// JSON datasets are edited line by line, as the reference does. The body
+// is an array of rows ([…] a line), an array of records ({…} a line), or
+// {"columns": […], "rows": [ … ]} with the columns on one line. Rows are
+// written as JSON.stringify writes them (["c",4]); records as
+// { "name": "cy", "n": 4 }; a record's cell update rewrites only that
+// property's value.
 
-type jsonRow struct {
-	line   int
-	indent string
-	vals   []any    // array rows
-	keys   []string // record rows: keys in order
-	rec    map[string]any
+var (
+	reJSONColumns   = regexp.MustCompile(`^(` + ws + `*)("columns"` + ws + `*:` + ws + `*)(\[.*\])(` + ws + `*,?)` + ws + `*$`)
+	reJSONEmptyRows = regexp.MustCompile(`^(` + ws + `*)("rows"` + ws + `*:` + ws + `*)\[\]` + ws + `*(,?)` + ws + `*$`)
+	reJSONRowsOpen  = regexp.MustCompile(`^"rows"` + ws + `*:` + ws + `*\[` + ws + `*$`)
+	reJSONClose     = regexp.MustCompile(`^` + ws + `*\]` + ws + `*,?` + ws + `*$`)
+	reJSONCloseBare = regexp.MustCompile(`^` + ws + `*\]` + ws + `*$`)
+	reJSONComma     = regexp.MustCompile(`,` + ws + `*$`)
+)
+
+// jsonRaw is a nested array or object cell, kept as compact JSON.
+type jsonRaw string
+
+type jsonDataset struct {
+	p         *Patcher
+	shape     string // "arrays", "records" or "object"
+	rows      []jsonLine
+	end       int    // the line closing the rows array
+	rowIndent string // for a row inserted where there is none
+	empty     *jsonLine
+	columns   *jsonLine // the "columns" line of the object form
+}
+
+// jsonLine is one source line: a row, or the columns or empty-rows line.
+type jsonLine struct {
+	line     int
+	indent   string
+	prefix   string // `"columns": ` or `"rows": `
+	trailing string // "," or "" (the columns line: as written)
+}
+
+func jsonError(n *Node, what string) error {
+	return perr(CodeInvalidContent, "dataset %q: %s", n.ID, what)
+}
+
+// readJSONDataset parses the body as JSON, then maps every row to its
+// line; a body it cannot map is refused.
+func (p *Patcher) readJSONDataset(n *Node, a, b int) (*grid, gridForm, error) {
+	body := strings.Join(p.lines[a:b], "\n")
+	top, err := decodeJSON(body)
+	if err != nil {
+		return nil, nil, jsonError(n, "is not valid JSON")
+	}
+	d := &jsonDataset{p: p, end: -1}
+	var names []string
+	want := 0
+	switch t := top.(type) {
+	case []any:
+		d.shape = "arrays"
+		if len(t) > 0 {
+			if _, ok := t[0].(map[string]any); ok {
+				d.shape = "records"
+			}
+		}
+		want = len(t)
+		if d.shape == "arrays" {
+			want = countArrays(t)
+			names = splitColumnsAttr(n)
+		}
+	case map[string]any:
+		rows, ok := t["rows"].([]any)
+		if !ok {
+			return nil, nil, jsonError(n, "has no JSON rows array")
+		}
+		d.shape, want = "object", countArrays(rows)
+		if cols, ok := t["columns"].([]any); ok {
+			for _, c := range cols {
+				names = append(names, jsString(c))
+			}
+		} else {
+			names = splitColumnsAttr(n)
+		}
+	default:
+		return nil, nil, jsonError(n, "has no JSON rows array")
+	}
+	start, err := d.bounds(n, a, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rows [][]any
+	if d.shape == "records" {
+		names, rows, err = d.mapRecords(start)
+	} else {
+		rows, err = d.mapArrays(start)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rows) != want || d.shape == "records" && len(rows) == 0 {
+		return nil, nil, jsonError(n, "could not map every JSON row to one line")
+	}
+	g := newGrid(names, rows, false)
+	g.names = defaultNames(g.names, g.count)
+	return g, d, nil
+}
+
+// jsString is String(v) of a decoded column name.
+func jsString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case json.Number:
+		f, _ := t.Float64()
+		return jsNumber(f)
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(v)
+}
+
+func decodeJSON(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data after the JSON value")
+	}
+	return v, nil
+}
+
+func countArrays(list []any) int {
+	k := 0
+	for _, x := range list {
+		if _, ok := x.([]any); ok {
+			k++
+		}
+	}
+	return k
+}
+
+// bounds finds the line opening the rows array ("[" alone, or
+// `"rows": [` in the object form) and the line closing it; it returns
+// the opening line.
+func (d *jsonDataset) bounds(n *Node, a, b int) (int, error) {
+	for i := a; i < b; i++ {
+		l := strings.TrimSuffix(d.p.lines[i], "\r")
+		t := jsTrim(l)
+		indent := l[:len(l)-len(strings.TrimLeftFunc(l, isJSSpace))]
+		if d.shape == "object" {
+			if m := reJSONColumns.FindStringSubmatch(l); m != nil && json.Valid([]byte(m[3])) {
+				d.columns = &jsonLine{line: i, indent: m[1], prefix: m[2], trailing: m[4]}
+			}
+			if m := reJSONEmptyRows.FindStringSubmatch(l); m != nil {
+				d.empty = &jsonLine{line: i, indent: m[1], prefix: m[2], trailing: m[3]}
+				d.end, d.rowIndent = i, indent+"  "
+				return i, nil
+			}
+			if !reJSONRowsOpen.MatchString(t) {
+				continue
+			}
+		} else if t != "[" {
+			continue
+		}
+		closer := reJSONClose
+		if d.shape == "records" {
+			closer = reJSONCloseBare
+		}
+		for j := i + 1; j < b; j++ {
+			if closer.MatchString(strings.TrimSuffix(d.p.lines[j], "\r")) {
+				d.end, d.rowIndent = j, indent+"  "
+				return i, nil
+			}
+		}
+		break
+	}
+	return 0, jsonError(n, "has no JSON rows array written one row a line")
+}
+
+// rowLine reads a row line inside the array: its indentation, its text
+// without a trailing comma, and the comma.
+func (d *jsonDataset) rowLine(i int) (jsonLine, string) {
+	l := strings.TrimSuffix(d.p.lines[i], "\r")
+	t := jsTrim(l)
+	r := jsonLine{line: i, indent: l[:len(l)-len(strings.TrimLeftFunc(l, isJSSpace))]}
+	if strings.HasSuffix(t, ",") {
+		r.trailing = ","
+		t = strings.TrimRightFunc(t[:len(t)-1], isJSSpace)
+	}
+	return r, t
+}
+
+func (d *jsonDataset) mapArrays(start int) ([][]any, error) {
+	var rows [][]any
+	for i := start + 1; i < d.end; i++ {
+		r, t := d.rowLine(i)
+		if !strings.HasPrefix(t, "[") || t == "[" {
+			continue
+		}
+		vals, ok := decodeRow(t)
+		if !ok {
+			continue
+		}
+		d.rows = append(d.rows, r)
+		rows = append(rows, vals)
+	}
+	return rows, nil
+}
+
+// mapRecords maps one-line records; the columns are the first record's
+// keys, and every row is read in that order (a missing key is null).
+func (d *jsonDataset) mapRecords(start int) ([]string, [][]any, error) {
+	var names []string
+	var recs []*orderedObject
+	for i := start + 1; i < d.end; i++ {
+		r, t := d.rowLine(i)
+		if !strings.HasPrefix(t, "{") {
+			continue
+		}
+		if !strings.HasSuffix(t, "}") {
+			return nil, nil, perr(CodeInvalidContent, "a JSON record on line %d spans lines: write one record a line", i+1)
+		}
+		o, ok := decodeOrdered(t)
+		if !ok || names != nil && !hasAnyKey(o, names) {
+			continue // not a row the reference maps either: the count check refuses the body
+		}
+		if names == nil {
+			names = o.keys
+		}
+		d.rows = append(d.rows, r)
+		recs = append(recs, o)
+	}
+	rows := make([][]any, len(recs))
+	for i, o := range recs {
+		rows[i] = make([]any, len(names))
+		for c, k := range names {
+			rows[i][c] = o.vals[k]
+		}
+	}
+	return names, rows, nil
+}
+
+func hasAnyKey(o *orderedObject, names []string) bool {
+	for _, k := range names {
+		if _, ok := o.vals[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeRow reads a one-line row array; nested arrays and objects stay
+// as compact JSON.
+func decodeRow(s string) ([]any, bool) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal([]byte(s), &raws); err != nil {
+		return nil, false
+	}
+	out := make([]any, len(raws))
+	for i, r := range raws {
+		v, ok := decodeCell(r)
+		if !ok {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+func decodeCell(r json.RawMessage) (any, bool) {
+	r = bytes.TrimSpace(r)
+	if len(r) > 0 && (r[0] == '[' || r[0] == '{') {
+		var b bytes.Buffer
+		if json.Compact(&b, r) != nil {
+			return nil, false
+		}
+		return jsonRaw(b.String()), true
+	}
+	dec := json.NewDecoder(bytes.NewReader(r))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	return v, true
 }
 
 type orderedObject struct {
@@ -23,9 +301,9 @@ type orderedObject struct {
 	vals map[string]any
 }
 
+// decodeOrdered reads a one-line JSON object keeping its key order.
 func decodeOrdered(s string) (*orderedObject, bool) {
 	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
 		return nil, false
@@ -37,8 +315,12 @@ func decodeOrdered(s string) (*orderedObject, bool) {
 			return nil, false
 		}
 		k, _ := kt.(string)
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		v, ok := decodeCell(raw)
+		if !ok {
 			return nil, false
 		}
 		if _, dup := o.vals[k]; !dup {
@@ -49,306 +331,202 @@ func decodeOrdered(s string) (*orderedObject, bool) {
 	if _, err := dec.Token(); err != nil {
 		return nil, false
 	}
-	return o, !dec.More()
+	_, err = dec.Token()
+	return o, err == io.EOF
 }
 
-func jsonValue(v any) string {
+// jsonText is JSON.stringify of a cell.
+func jsonText(v any) string {
 	switch t := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(t)
 	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			return "null"
+		}
 		return jsNumber(t)
 	case json.Number:
-		if f, err := t.Float64(); err == nil {
-			return jsNumber(f)
+		f, err := t.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return "null"
 		}
-		return t.String()
+		return jsNumber(f)
+	case string:
+		return jsonQuote(t)
+	case jsonRaw:
+		return string(t)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return strings.TrimRight(b.String(), "\n")
+	return "null"
 }
 
-func (r jsonRow) text() string {
+// jsonQuote quotes a string as JSON.stringify does: only ", \ and
+// control characters are escaped.
+func jsonQuote(s string) string {
 	var b strings.Builder
-	if r.keys != nil {
-		b.WriteString("{")
-		for i, k := range r.keys {
-			if i > 0 {
-				b.WriteString(", ")
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				b.WriteRune(r)
 			}
-			b.WriteString(jsonValue(k) + ": " + jsonValue(r.rec[k]))
 		}
-		b.WriteString("}")
-		return r.indent + b.String()
 	}
-	b.WriteString("[")
-	for i, v := range r.vals {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(jsonValue(v))
-	}
-	b.WriteString("]")
-	return r.indent + b.String()
+	b.WriteByte('"')
+	return b.String()
 }
 
-func (p *Patcher) jsonDatasetOp(n *Node, op Op) error {
-	a, b := p.interior(n)
-	var rows []jsonRow
-	colLine := -1
-	var columns []string
-	colIndent := ""
-	records := false
-	for i := a; i < b; i++ {
-		l := strings.TrimSuffix(p.lines[i], "\r")
-		t := jsTrim(l)
-		indent := l[:len(l)-len(strings.TrimLeftFunc(l, isJSSpace))]
-		if strings.HasPrefix(t, `"columns"`) {
-			_, v, _ := strings.Cut(t, ":")
-			v = strings.TrimSuffix(jsTrim(v), ",")
-			if err := json.Unmarshal([]byte(v), &columns); err != nil {
-				return perr(CodeInvalidContent, "could not read the JSON columns line %d", i+1)
-			}
-			colLine, colIndent = i, indent
-			continue
-		}
-		body := strings.TrimSuffix(t, ",")
-		switch {
-		case strings.HasPrefix(body, "[") && strings.HasSuffix(body, "]") && len(body) > 1:
-			var vals []any
-			dec := json.NewDecoder(strings.NewReader(body))
-			dec.UseNumber()
-			if err := dec.Decode(&vals); err != nil {
-				return perr(CodeInvalidContent, "could not map every JSON row (line %d)", i+1)
-			}
-			rows = append(rows, jsonRow{line: i, indent: indent, vals: vals})
-		case strings.HasPrefix(body, "{") && strings.HasSuffix(body, "}") && len(body) > 1:
-			o, ok := decodeOrdered(body)
-			if !ok {
-				return perr(CodeInvalidContent, "could not map every JSON row (line %d)", i+1)
-			}
-			records = true
-			rows = append(rows, jsonRow{line: i, indent: indent, keys: o.keys, rec: o.vals})
-		}
+func arrayText(vals []any) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = jsonText(v)
 	}
-	if len(rows) == 0 {
-		return perr(CodeInvalidContent, "could not find one JSON row per line")
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func recordText(names []string, vals []any) string {
+	parts := make([]string, len(names))
+	for i, k := range names {
+		var v any
+		if i < len(vals) {
+			v = vals[i]
+		}
+		parts[i] = jsonQuote(k) + ": " + jsonText(v)
 	}
-	if records {
-		for _, r := range rows {
-			if r.keys == nil {
-				return perr(CodeInvalidContent, "JSON rows mix arrays and records")
-			}
-		}
-		if columns == nil {
-			columns = append(columns, rows[0].keys...)
-		}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+func (d *jsonDataset) rowText(g *grid, i int) string {
+	if d.shape == "records" {
+		return recordText(g.names, g.rows[i])
 	}
-	if columns == nil {
-		if c, ok := n.StringAttr("columns"); ok {
-			for _, x := range strings.Split(c, ",") {
-				columns = append(columns, jsTrim(x))
-			}
-		}
+	return arrayText(g.rows[i])
+}
+
+func (d *jsonDataset) cell(text string, _ int) any { return coerceCell(text, "") }
+
+func (d *jsonDataset) columnCells(texts []string) ([]any, string) { return typedColumn(texts) }
+
+// setCell rewrites a row array whole, and only the property's value in
+// a record.
+func (d *jsonDataset) setCell(g *grid, i, c int) error {
+	r := d.rows[i]
+	if d.shape != "records" {
+		d.p.setLine(r.line, r.indent+arrayText(g.rows[i])+r.trailing)
+		return nil
 	}
-	width := len(columns)
-	for _, r := range rows {
-		width = max(width, len(r.vals))
+	l := strings.TrimSuffix(d.p.lines[r.line], "\r")
+	re := regexp.MustCompile(`(` + regexp.QuoteMeta(jsonQuote(g.names[c])) + ws + `*:` + ws + `*)` +
+		`(?:"(?:\\.|[^"\\])*"|true|false|null|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(` + ws + `*(?:,|\}|$))`)
+	loc := re.FindStringSubmatchIndex(l)
+	if loc == nil {
+		return perr(CodeInvalidContent, "record %d has no plain %q property to rewrite", i, g.names[c])
 	}
-	for i := len(columns); i < width; i++ {
-		columns = append(columns, "Column "+itoa(i+1))
-	}
-	count := len(columns)
-	colOf := func(v any) (int, error) {
-		if s, ok := v.(string); ok {
-			for i, c := range columns {
-				if c == s {
-					return i, nil
-				}
-			}
-			return 0, perr(CodeInvalidContent, "no column %q", s)
-		}
-		return index(v, count, "column")
-	}
-	set := func(r *jsonRow, c int, v any) {
-		if records {
-			k := columns[c]
-			if _, ok := r.rec[k]; !ok {
-				r.keys = append(r.keys, k)
-			}
-			r.rec[k] = v
-			return
-		}
-		r.vals = padVals(r.vals, count)
-		r.vals[c] = v
-	}
-	newRow := func(cells []string, indent string) jsonRow {
-		r := jsonRow{indent: indent}
-		if records {
-			r.rec = map[string]any{}
-			r.keys = []string{}
-		}
-		for i := 0; i < count; i++ {
-			var v any
-			if i < len(cells) {
-				v = coerceCell(cells[i], "")
-			}
-			set(&r, i, v)
-		}
-		return r
-	}
-	// writeRows rewrites rows (in order) and fixes the commas: every row
-	// but the last ends with ",".
-	writeRows := func(rs []jsonRow, touched map[int]bool) {
-		for i, r := range rs {
-			l := r.text()
-			if i < len(rs)-1 {
-				l += ","
-			}
-			cur := strings.TrimSuffix(p.lines[r.line], "\r")
-			if touched[r.line] || cur != l && strings.TrimSuffix(cur, ",") == strings.TrimSuffix(l, ",") {
-				p.setLine(r.line, l)
-			}
-		}
-	}
-	switch op.Name {
-	case "update_dataset_cell":
-		r, err := index(op.Get("row"), len(rows), "row")
-		if err != nil {
-			return err
-		}
-		c, err := colOf(op.Get("column"))
-		if err != nil {
-			return err
-		}
-		set(&rows[r], c, coerceCell(op.Str("value"), ""))
-		writeRows(rows, map[int]bool{rows[r].line: true})
-	case "insert_dataset_row":
-		r, err := index(op.Get("row"), len(rows)+1, "row")
-		if err != nil {
-			return err
-		}
-		at := rows[len(rows)-1].line + 1
-		ref := rows[len(rows)-1]
-		if r < len(rows) {
-			ref = rows[r]
-			at = ref.line
-		}
-		p.splice(at, at-1, []string{""})
-		nr := newRow(op.Strings("cells"), ref.indent)
-		nr.line = at
-		var out []jsonRow
-		for i, x := range rows {
-			if x.line >= at {
-				x.line++
-			}
-			if i == r {
-				out = append(out, nr)
-			}
-			out = append(out, x)
-		}
-		if r == len(rows) {
-			out = append(out, nr)
-		}
-		writeRows(out, map[int]bool{at: true})
-	case "delete_dataset_row":
-		r, err := index(op.Get("row"), len(rows), "row")
-		if err != nil {
-			return err
-		}
-		if len(rows) == 1 {
-			return perr(CodeInvalidContent, "cannot delete the last JSON row")
-		}
-		del := rows[r].line
-		p.splice(del, del, nil)
-		var out []jsonRow
-		for i, x := range rows {
-			if i == r {
-				continue
-			}
-			if x.line > del {
-				x.line--
-			}
-			out = append(out, x)
-		}
-		writeRows(out, nil)
-	case "insert_dataset_column", "delete_dataset_column":
-		var c int
-		var err error
-		if op.Name == "insert_dataset_column" {
-			c, err = index(op.Get("column"), count+1, "column")
-			h := op.Str("header")
-			if err == nil && jsTrim(h) == "" {
-				err = perr(CodeInvalidContent, "header must not be blank")
-			}
-			for _, x := range columns {
-				if err == nil && x == h {
-					err = perr(CodeInvalidContent, "column %q exists", h)
-				}
-			}
-		} else {
-			c, err = colOf(op.Get("column"))
-			if err == nil && count <= 1 {
-				err = perr(CodeInvalidContent, "cannot delete the last column")
-			}
-		}
-		if err != nil {
-			return err
-		}
-		touched := map[int]bool{}
-		cells := op.Strings("cells")
-		typ := inferType(cells)
-		for i := range rows {
-			r := &rows[i]
-			touched[r.line] = true
-			if op.Name == "insert_dataset_column" {
-				v := ""
-				if i < len(cells) {
-					v = cells[i]
-				}
-				val := coerceCell(v, typ)
-				if records {
-					r.rec[op.Str("header")] = val
-					pos := min(c, len(r.keys))
-					r.keys = append(r.keys[:pos], append([]string{op.Str("header")}, r.keys[pos:]...)...)
-				} else {
-					vals := padVals(r.vals, count)
-					r.vals = append(vals[:c], append([]any{val}, vals[c:]...)...)
-				}
-				continue
-			}
-			if records {
-				k := columns[c]
-				delete(r.rec, k)
-				for j, x := range r.keys {
-					if x == k {
-						r.keys = append(r.keys[:j], r.keys[j+1:]...)
-						break
-					}
-				}
-			} else {
-				vals := padVals(r.vals, count)
-				r.vals = append(vals[:c], vals[c+1:]...)
-			}
-		}
-		if colLine >= 0 {
-			if op.Name == "insert_dataset_column" {
-				columns = append(columns[:c], append([]string{op.Str("header")}, columns[c:]...)...)
-			} else {
-				columns = append(columns[:c], columns[c+1:]...)
-			}
-			cur := strings.TrimSuffix(p.lines[colLine], "\r")
-			comma := ""
-			if strings.HasSuffix(jsTrim(cur), ",") {
-				comma = ","
-			}
-			p.setLine(colLine, colIndent+`"columns": `+jsonValue(columns)+comma)
-		}
-		writeRows(rows, touched)
-	}
-	p.dirty = true
+	d.p.setLine(r.line, l[:loc[3]]+jsonText(g.rows[i][c])+l[loc[4]:])
 	return nil
 }
 
-func itoa(i int) string { return jsNumber(float64(i)) }
+// insertRow writes the row before row i with a comma, or after the last
+// row (which gets a comma); into `"rows": []` it opens the array.
+func (d *jsonDataset) insertRow(g *grid, i int) error {
+	text := d.rowText(g, i)
+	if e := d.empty; e != nil {
+		d.p.setLine(e.line, e.indent+e.prefix+"[")
+		d.p.splice(e.line+1, e.line, []string{d.rowIndent + text, e.indent + "]" + e.trailing})
+		return nil
+	}
+	indent, at, comma := d.rowIndent, d.end, ""
+	if len(d.rows) > 0 {
+		ref := d.rows[min(i, len(d.rows)-1)]
+		if d.shape != "records" {
+			ref = d.rows[0]
+		}
+		indent = ref.indent
+	}
+	switch {
+	case i < len(d.rows):
+		at, comma = d.rows[i].line, ","
+	case len(d.rows) > 0:
+		last := d.rows[len(d.rows)-1]
+		at = last.line + 1
+		d.addComma(last.line)
+	}
+	d.p.splice(at, at-1, []string{indent + text + comma})
+	return nil
+}
+
+// addComma ends line i with a comma (trailing whitespace dropped).
+func (d *jsonDataset) addComma(i int) {
+	l := strings.TrimSuffix(d.p.lines[i], "\r")
+	if !reJSONComma.MatchString(l) {
+		d.p.setLine(i, strings.TrimRightFunc(l, isJSSpace)+",")
+	}
+}
+
+// deleteRow removes row i; the row before a removed last row loses its
+// comma.
+func (d *jsonDataset) deleteRow(_ *grid, i int) error {
+	if i == len(d.rows)-1 && i > 0 {
+		prev := d.rows[i-1].line
+		l := strings.TrimSuffix(d.p.lines[prev], "\r")
+		d.p.setLine(prev, reJSONComma.ReplaceAllString(l, ""))
+	}
+	d.p.splice(d.rows[i].line, d.rows[i].line, nil)
+	return nil
+}
+
+// writeColumns rewrites every row and, in the object form, the columns
+// line; a bare array of rows has no column names to change.
+func (d *jsonDataset) writeColumns(g *grid) error {
+	switch {
+	case d.shape == "arrays":
+		return perr(CodeInvalidContent, "column edits need the {\"columns\": […], \"rows\": […]} form or records")
+	case d.shape == "object" && d.columns == nil:
+		return perr(CodeInvalidContent, "column edits need the columns on one line")
+	case d.shape == "object":
+		c := d.columns
+		d.p.setLine(c.line, c.indent+c.prefix+stringsText(g.names)+c.trailing)
+	}
+	for i, r := range d.rows {
+		l := strings.TrimSuffix(d.p.lines[r.line], "\r")
+		d.p.setLine(r.line, r.indent+d.rowText(g, i)+trailingComma(l))
+	}
+	return nil
+}
+
+func trailingComma(l string) string {
+	if strings.HasSuffix(jsTrim(l), ",") {
+		return ","
+	}
+	return ""
+}
+
+func stringsText(names []string) string {
+	parts := make([]string, len(names))
+	for i, s := range names {
+		parts[i] = jsonQuote(s)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func (d *jsonDataset) insertColumn(g *grid, _ int, _, _ string) error { return d.writeColumns(g) }
+
+func (d *jsonDataset) deleteColumn(g *grid, _ int, _ string) error { return d.writeColumns(g) }

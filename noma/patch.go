@@ -438,7 +438,15 @@ func (p *Patcher) addBlock(doc *Node, parent, content string, position any) erro
 	kids := par.Children
 	pos := len(kids)
 	if f, ok := position.(float64); ok {
-		pos = int(math.Max(0, math.Min(float64(len(kids)), math.Trunc(f))))
+		// Spec §3.1.2: a position outside 0..len(children) is refused
+		// like a missing parent; the reference clamps it instead.
+		if f != math.Trunc(f) {
+			return perr(CodeInvalidContent, "position %v is not an integer", f)
+		}
+		if f < 0 || f > float64(len(kids)) {
+			return perr(CodeParentMissing, "position %v is outside 0..%d for %q", f, len(kids), parent)
+		}
+		pos = int(f)
 	}
 	lines := contentLines(content)
 	switch {

@@ -3,11 +3,14 @@ package noma
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gloss-dev/gloss/fault"
 )
 
 func newStore(t *testing.T, files map[string]string) *Store {
@@ -230,5 +233,33 @@ func TestStorePaths(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(st.Dir(), "bad.noma"), []byte{0xff, 0xfe}, 0o644)
 	if _, err := st.Read("bad.noma"); err == nil {
 		t.Errorf("invalid UTF-8 accepted")
+	}
+}
+
+// A book manifest that exists and would parse as paragraphs is refused
+// by every documents call, not read as a document (Annex B; issue 11
+// item 4).
+func TestStoreRefusesBookManifests(t *testing.T) {
+	st := newStore(t, map[string]string{"book.noma.yml": "title: Book\nchapters:\n  - a.noma\n", "B.YAML": "x: 1\n"})
+	for _, p := range []string{"book.noma.yml", "B.YAML"} {
+		calls := map[string]func() error{
+			"Read":  func() error { _, err := st.Read(p); return err },
+			"IDs":   func() error { _, err := st.IDs(p); return err },
+			"Check": func() error { _, err := st.Check(p, ValidateOptions{}); return err },
+			"Patch": func() error {
+				_, err := st.Patch(PatchRequest{File: p, Ops: []Op{op(t, `{"op":"delete_block","id":"c1"}`)}})
+				return err
+			},
+		}
+		for name, call := range calls {
+			err := call()
+			var fe *fault.Error
+			if !errors.As(err, &fe) || fe.Kind != fault.Usage || !strings.Contains(err.Error(), "unsupported_op") {
+				t.Errorf("%s(%q): %v, want a usage fault naming unsupported_op", name, p, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(st.Dir(), p+".patches")); err == nil {
+			t.Errorf("%s: a refused manifest gets no transcript", p)
+		}
 	}
 }

@@ -1,9 +1,6 @@
 package noma
 
-import (
-	"math"
-	"strings"
-)
+import "strings"
 
 type tableRow struct {
 	line   int // index into p.lines
@@ -69,35 +66,13 @@ func formatRow(indent string, cells []string) string {
 	return b.String()
 }
 
-func pad(cells []string, n int) []string {
-	for len(cells) < n {
-		cells = append(cells, "")
-	}
-	return cells
-}
-
-// index reads a row or column number: a non-negative integer below limit.
-func index(v any, limit int, what string) (int, error) {
-	f, ok := v.(float64)
-	if !ok || f < 0 || f != math.Trunc(f) || f >= float64(limit) {
-		return 0, perr(CodeInvalidContent, "%s %v out of range (0..%d)", what, v, limit-1)
-	}
-	return int(f), nil
-}
-
-func columnIndex(v any, header []string, count int) (int, error) {
-	if s, ok := v.(string); ok {
-		if header == nil {
-			return 0, perr(CodeInvalidContent, "column labels need a header row")
-		}
-		for i, h := range header {
-			if h == s {
-				return i, nil
-			}
-		}
-		return 0, perr(CodeInvalidContent, "no column %q", s)
-	}
-	return index(v, count, "column")
+// pipeTable is the form of a ::table directive: one "a | b" line a row,
+// the first the header when header is true or "true". Only touched lines
+// are rewritten, as "indent| c1 | c2 |"; column ops touch every line.
+type pipeTable struct {
+	p      *Patcher
+	lines  []tableRow // every row line, the header line first when there is one
+	header bool
 }
 
 func (p *Patcher) tableOp(doc *Node, op Op) error {
@@ -108,112 +83,114 @@ func (p *Patcher) tableOp(doc *Node, op Op) error {
 	if n.Type != TypeDirective || n.Name != "table" {
 		return perr(CodeInvalidContent, "%q is not a table", op.Str("id"))
 	}
-	rows, err := p.tableRows(n)
+	g, t, err := p.readTable(n)
 	if err != nil {
 		return err
 	}
+	if err := checkOneLine(op); err != nil {
+		return err
+	}
+	if op.Name == "update_table_header_cell" {
+		err = t.updateHeader(g, op)
+	} else {
+		err = gridOp(g, t, op)
+	}
+	p.dirty = p.dirty || err == nil
+	return err
+}
+
+// readTable reads a table directive's rows into a grid.
+func (p *Patcher) readTable(n *Node) (*grid, *pipeTable, error) {
+	lines, err := p.tableRows(n)
+	if err != nil {
+		return nil, nil, err
+	}
 	hv, _ := n.Attr("header")
-	hasHeader := hv == true || hv == "true"
-	var header []string
-	body := rows
-	if hasHeader {
-		header = rows[0].cells
-		body = rows[1:]
+	t := &pipeTable{p: p, lines: lines, header: hv == true || hv == "true"}
+	var names []string
+	body := lines
+	if t.header {
+		names, body = append([]string{}, lines[0].cells...), lines[1:]
 	}
-	count := 0
-	for _, r := range rows {
-		count = max(count, len(r.cells))
+	rows := make([][]any, len(body))
+	for i, r := range body {
+		rows[i] = anyCells(r.cells)
 	}
-	for _, k := range []string{"value", "header"} {
-		if !singleLine(op.Str(k)) {
-			return perr(CodeInvalidContent, "%s must be one line", k)
-		}
+	return newGrid(names, rows, true), t, nil
+}
+
+// updateHeader is the one op only pipe tables have.
+func (t *pipeTable) updateHeader(g *grid, op Op) error {
+	if !t.header {
+		return perr(CodeInvalidContent, "the table has no header row")
 	}
-	for _, c := range op.Strings("cells") {
-		if !singleLine(c) {
-			return perr(CodeInvalidContent, "cells must be one line each")
-		}
+	c, err := g.column(op.Get("column"))
+	if err != nil {
+		return err
 	}
-	switch op.Name {
-	case "update_table_cell":
-		r, err := index(op.Get("row"), len(body), "row")
-		if err != nil {
-			return err
-		}
-		c, err := columnIndex(op.Get("column"), header, count)
-		if err != nil {
-			return err
-		}
-		cells := pad(append([]string{}, body[r].cells...), count)
-		cells[c] = op.Str("value")
-		p.setLine(body[r].line, formatRow(body[r].indent, cells))
-	case "update_table_header_cell":
-		if !hasHeader {
-			return perr(CodeInvalidContent, "table %q has no header row", n.ID)
-		}
-		c, err := columnIndex(op.Get("column"), header, count)
-		if err != nil {
-			return err
-		}
-		cells := pad(append([]string{}, header...), count)
-		cells[c] = op.Str("value")
-		p.setLine(rows[0].line, formatRow(rows[0].indent, cells))
-	case "insert_table_row":
-		r, err := index(op.Get("row"), len(body)+1, "row")
-		if err != nil {
-			return err
-		}
-		cells := pad(append([]string{}, op.Strings("cells")...), count)
-		ref := rows[len(rows)-1]
-		at := ref.line + 1
-		if r < len(body) {
-			ref = body[r]
-			at = ref.line
-		}
-		p.splice(at, at-1, []string{formatRow(ref.indent, cells)})
-	case "delete_table_row":
-		r, err := index(op.Get("row"), len(body), "row")
-		if err != nil {
-			return err
-		}
-		p.splice(body[r].line, body[r].line, nil)
-	case "insert_table_column":
-		c, err := index(op.Get("column"), count+1, "column")
-		if err != nil {
-			return err
-		}
-		given := op.Strings("cells")
-		for i, r := range rows {
-			cells := pad(append([]string{}, r.cells...), count)
-			v := ""
-			if hasHeader && i == 0 {
-				v = op.Str("header")
-			} else {
-				bi := i
-				if hasHeader {
-					bi--
-				}
-				if bi < len(given) {
-					v = given[bi]
-				}
-			}
-			cells = append(cells[:c], append([]string{v}, cells[c:]...)...)
-			p.setLine(r.line, formatRow(r.indent, cells))
-		}
-	case "delete_table_column":
-		c, err := columnIndex(op.Get("column"), header, count)
-		if err != nil {
-			return err
-		}
-		if count <= 1 {
-			return perr(CodeInvalidContent, "cannot delete the last column")
-		}
-		for _, r := range rows {
-			cells := pad(append([]string{}, r.cells...), count)
-			cells = append(cells[:c], cells[c+1:]...)
-			p.setLine(r.line, formatRow(r.indent, cells))
-		}
+	names := g.paddedNames()
+	names[c] = op.Str("value")
+	t.write(t.lines[0], names)
+	return nil
+}
+
+// body returns the line of body row i.
+func (t *pipeTable) body(i int) tableRow {
+	if t.header {
+		return t.lines[i+1]
 	}
-	p.dirty = true
+	return t.lines[i]
+}
+
+func (t *pipeTable) write(r tableRow, cells []string) {
+	t.p.setLine(r.line, formatRow(r.indent, cells))
+}
+
+func (t *pipeTable) cell(text string, _ int) any { return text }
+
+func (t *pipeTable) columnCells(texts []string) ([]any, string) { return anyCells(texts), "" }
+
+func (t *pipeTable) setCell(g *grid, i, _ int) error {
+	t.write(t.body(i), textCells(g.rows[i]))
+	return nil
+}
+
+// insertRow writes the new row before body row i, or after the last
+// line, with that row's indentation.
+func (t *pipeTable) insertRow(g *grid, i int) error {
+	ref := t.lines[len(t.lines)-1]
+	at := ref.line + 1
+	if i < len(g.rows)-1 {
+		ref = t.body(i)
+		at = ref.line
+	}
+	t.p.splice(at, at-1, []string{formatRow(ref.indent, textCells(g.rows[i]))})
+	return nil
+}
+
+func (t *pipeTable) deleteRow(_ *grid, i int) error {
+	l := t.body(i).line
+	t.p.splice(l, l, nil)
+	return nil
+}
+
+// writeAll rewrites every line after a column change; align is never
+// adjusted (as in the reference).
+func (t *pipeTable) writeAll(g *grid) {
+	for i := range g.rows {
+		t.write(t.body(i), textCells(g.rows[i]))
+	}
+	if t.header {
+		t.write(t.lines[0], g.names)
+	}
+}
+
+func (t *pipeTable) insertColumn(g *grid, _ int, _, _ string) error {
+	t.writeAll(g)
+	return nil
+}
+
+func (t *pipeTable) deleteColumn(g *grid, _ int, _ string) error {
+	t.writeAll(g)
 	return nil
 }

@@ -95,9 +95,11 @@ var profileDirectives = map[string][]string{
 var commonDirectives = []string{"section", "note", "callout", "comment", "footnote", "endnote", "change_request", "aside", "quote", "summary", "details", "code", "toc"}
 
 var (
-	reISODate     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
-	reProfileSep  = regexp.MustCompile(`[,` + wsClass + `]+`)
-	reFormulaTok  = regexp.MustCompile(`^(?:\d+(?:\.\d+)?|\.\d+|[A-Za-z_][\w.]*|[-+*/^%(),<>=!&|?:])`)
+	reISODate    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	reProfileSep = regexp.MustCompile(`[,` + wsClass + `]+`)
+	reFormulaTok = regexp.MustCompile(`^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[A-Za-z_][A-Za-z0-9_.-]*|[-+*/^%(),<>=!&|?:])`)
+	// reDomainVar is one "name:" part of a computed block's domain.
+	reDomainVar   = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)` + ws + `*:`)
 	memoryTypes   = []string{"user", "feedback", "project", "reference"}
 	formulaFuncs  = []string{"min", "max", "abs", "round", "floor", "ceil", "sqrt", "log", "exp", "pow", "if", "sum", "avg", "mean"}
 	numericInputs = []string{"", "slider", "range", "number", "checkbox", "toggle"}
@@ -597,6 +599,9 @@ func (v *validator) directive(n *Node, withEvidence map[string]bool) {
 			v.add(SevError, "formula-parse-error", n, "formula: "+err.Error())
 		} else {
 			known := v.variables()
+			for d := range domainVars(n) {
+				known[d] = true
+			}
 			for _, id := range idents {
 				if !known[id] && !slices.Contains(formulaFuncs, strings.ToLower(id)) {
 					v.add(SevError, "computed-unknown-dependency", n, fmt.Sprintf("formula uses unknown %q", id))
@@ -667,10 +672,55 @@ func (v *validator) variables() map[string]bool {
 	return out
 }
 
+// formulaOf is a computed block's formula: an attribute, else a
+// "formula:" line of its body (the reference's two forms).
 func formulaOf(n *Node) string {
 	for _, k := range []string{"formula", "expr", "expression"} {
-		if s, ok := n.StringAttr(k); ok {
+		if s, ok := n.StringAttr(k); ok && jsTrim(s) != "" {
 			return s
+		}
+	}
+	return bodyField(n, "formula")
+}
+
+// domainVars are the variables a computed block declares for itself in
+// domain= or range= (attribute or body line), as "year:0..10": a formula
+// may use them without a control of that name.
+func domainVars(n *Node) map[string]bool {
+	raw := ""
+	for _, k := range []string{"domain", "range"} {
+		if s, ok := n.StringAttr(k); ok && jsTrim(s) != "" {
+			raw = s
+			break
+		}
+	}
+	if raw == "" {
+		raw = bodyField(n, "domain")
+	}
+	if raw == "" {
+		raw = bodyField(n, "range")
+	}
+	out := map[string]bool{}
+	for _, part := range reProfileSep.Split(raw, -1) {
+		if m := reDomainVar.FindStringSubmatch(jsTrim(part)); m != nil {
+			out[m[1]] = true
+		}
+	}
+	return out
+}
+
+// bodyField is the value of the first "key:" line of a directive's body
+// (key case-insensitive), trimmed; "" when there is none.
+func bodyField(n *Node, key string) string {
+	for _, l := range strings.Split(n.Body, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		t := strings.TrimLeftFunc(l, isJSSpace)
+		if len(t) < len(key) || !strings.EqualFold(t[:len(key)], key) {
+			continue
+		}
+		rest := strings.TrimLeftFunc(t[len(key):], isJSSpace)
+		if strings.HasPrefix(rest, ":") {
+			return jsTrim(rest[1:])
 		}
 	}
 	return ""
@@ -829,7 +879,7 @@ func (p *fparser) unary() error {
 				p.idents = append(p.idents, t)
 			}
 		} else {
-			p.idents = append(p.idents, strings.SplitN(t, ".", 2)[0])
+			p.idents = append(p.idents, t)
 		}
 	default:
 		return fmt.Errorf("unexpected %q", t)

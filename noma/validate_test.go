@@ -110,3 +110,27 @@ func TestNoverifyAndIgnore(t *testing.T) {
 		t.Errorf("suggestion: %+v", ds)
 	}
 }
+
+// Computed blocks as the reference's examples write them: hyphenated
+// control ids, a formula and domain in the body, and a domain variable
+// declared with domain= (issue 11, item 4). None of it is an error; an
+// undeclared name still is.
+func TestComputedDomainVariables(t *testing.T) {
+	controls := "::control{id=\"growth-rate\" type=\"slider\" min=0 max=20 default=8}\nGrowth rate\n::\n\n" +
+		"::control{id=\"base-revenue\" type=\"number\" default=120}\nBase revenue\n::\n\n"
+	clean := map[string]string{
+		"metric":      "::computed_metric{id=\"y5\" formula=\"base-revenue * pow(1 + growth-rate / 100, 5)\"}\n::\n",
+		"domain attr": "::computed_plot{id=\"p\" formula=\"base-revenue * pow(1 + growth-rate / 100, year)\" domain=\"year:0..10\"}\n::\n",
+		"range attr":  "::computed_table{id=\"p\" formula=\"x * 2 + 1e3\" range=\"x: 0..2\"}\n::\n",
+		"body lines":  "::computed_plot{id=\"p\" type=\"line\"}\nformula: base-revenue * pow(1 + growth-rate / 100, year)\ndomain: year:0..3\ntitle: Projection\n::\n",
+	}
+	for name, block := range clean {
+		if ds := Validate(mustParse(t, controls+block), ValidateOptions{}); len(ds) != 0 {
+			t.Errorf("%s: %+v", name, ds)
+		}
+	}
+	ds := Validate(mustParse(t, controls+"::computed_plot{id=\"p\" formula=\"year * rate\" domain=\"year:0..3\"}\n::\n"), ValidateOptions{})
+	if len(ds) != 1 || ds[0].Code != "computed-unknown-dependency" || !strings.Contains(ds[0].Message, `"rate"`) {
+		t.Errorf("an undeclared name is still unknown: %+v", ds)
+	}
+}
