@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/spec"
 )
 
@@ -80,5 +81,43 @@ func TestNotarAIRejectsWhatNotarAIRejects(t *testing.T) {
 			}
 			t.Errorf("want a problem containing %q, got %v", c.want, s.Problems)
 		})
+	}
+}
+
+// The schema advice never asks for a version the team's NotarAI rejects:
+// 0.7 when nothing says otherwise, what .notarai/notarai.spec.json lists
+// when the repository has it, and no advice at all for specs already
+// there.
+func TestSchemaAdviceStaysWithinNotarAI(t *testing.T) {
+	r := fixtures.NewRepo(t)
+	r.Commit("specs", map[string]string{
+		".notarai/old.spec.yaml":     "schema_version: '0.5'\nintent: x\ntier: registered\nartifacts: {}\n",
+		".notarai/current.spec.yaml": "schema_version: '0.7'\nintent: y\ntier: registered\nartifacts: {}\n",
+	})
+	a := spec.AdviseSchema(r.Dir)
+	if a == nil || a.Target != "0.7" || a.Dir != ".notarai" || len(a.Files) != 1 || a.Files[0] != ".notarai/old.spec.yaml" || a.Oldest != "0.5" {
+		t.Fatalf("advice: %+v", a)
+	}
+	if !strings.Contains(a.Note(), "schema_version: '0.7'") || strings.Contains(a.Note(), "'0.8'") {
+		t.Fatalf("note: %s", a.Note())
+	}
+	out := r.MustGloss("spec", "validate")
+	if !strings.Contains(out, "schema_version: '0.7'") || strings.Contains(out, "'0.8'") {
+		t.Fatalf("validate must give the same advice:\n%s", out)
+	}
+
+	r.Write(".notarai/old.spec.yaml", "schema_version: '0.7'\nintent: x\ntier: registered\nartifacts: {}\n")
+	if a := spec.AdviseSchema(r.Dir); a != nil {
+		t.Fatalf("specs at the newest version NotarAI accepts need no advice: %+v", a)
+	}
+
+	// A team on a NotarAI that accepts 0.8 says so in its schema copy.
+	r.Write(".notarai/notarai.spec.json", `{"properties": {"schema_version": {"type": "string", "enum": ["0.8", "0.7", "0.6", "0.5"]}}}`)
+	a = spec.AdviseSchema(r.Dir)
+	if a == nil || a.Target != "0.8" || len(a.Files) != 2 {
+		t.Fatalf("advice with a 0.8 schema copy: %+v", a)
+	}
+	if oldest, files := spec.OutdatedSpecs(r.Dir); oldest != "0.7" || len(files) != 2 || files[0] != ".notarai/current.spec.yaml" {
+		t.Fatalf("OutdatedSpecs: %s %v", oldest, files)
 	}
 }
