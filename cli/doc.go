@@ -63,15 +63,12 @@ func (g *Globals) withStore(fn func(st *noma.Store) error) error {
 		return err
 	}
 	defer repo.Close()
-	if repo.IsBare() {
-		return fault.Usagef("documents need a working tree")
-	}
-	st, err := noma.OpenStore(repo.Root())
+	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	return fn(st)
+	defer tree.Close()
+	return fn(noma.NewStore(tree))
 }
 
 // DocReadCmd is `git gloss doc read`.
@@ -213,19 +210,15 @@ func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 			return err
 		}
 	case c.Ops != "":
-		// like every path gloss takes, --ops stays inside the repository
-		rel, err := safepath.Clean(repo.Root(), g.docFile(c.Ops))
+		// like every path gloss takes, --ops goes through the one resolver
+		tree, err := safepath.ForRepo(repo)
 		if err != nil {
 			return err
 		}
-		root, err := os.OpenRoot(repo.Root())
+		data, err = tree.ReadFile(g.docFile(c.Ops), 8<<20)
+		tree.Close()
 		if err != nil {
-			return err
-		}
-		data, err = root.ReadFile(rel)
-		root.Close()
-		if err != nil {
-			return fault.Usagef("--ops: %v", err)
+			return fmt.Errorf("--ops: %w", err)
 		}
 	default:
 		return fault.Usagef("give the op with --op JSON or --ops FILE")
@@ -319,11 +312,12 @@ func (c *DocReplayCmd) Run(k *kong.Context, g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	st, err := noma.OpenStore(repo.Root())
+	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer tree.Close()
+	st := noma.NewStore(tree)
 	file := g.docFile(c.File)
 	rel, err := st.Rel(file)
 	if err != nil {

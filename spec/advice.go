@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // NotarAISchemaVersion is the newest spec schema_version that the NotarAI
@@ -50,13 +51,13 @@ func (a *SchemaAdvice) Hint() string {
 // lists when it has one, else NotarAISchemaVersion. Unreadable or
 // unversioned files are left to validate.
 func AdviseSchema(root string) *SchemaAdvice {
-	r, err := os.OpenRoot(root)
+	tree, err := safepath.OpenWorkTree(root)
 	if err != nil {
 		return nil
 	}
-	defer r.Close()
-	target, why := recommendedVersion(r)
-	a := olderThan(root, r, target)
+	defer tree.Close()
+	target, why := recommendedVersion(tree)
+	a := olderThan(tree, target)
 	if a == nil {
 		return nil
 	}
@@ -69,12 +70,12 @@ func AdviseSchema(root string) *SchemaAdvice {
 // users should come from AdviseSchema, which never recommends a version
 // the repository's NotarAI would reject.
 func OutdatedSpecs(root string) (oldest string, files []string) {
-	r, err := os.OpenRoot(root)
+	tree, err := safepath.OpenWorkTree(root)
 	if err != nil {
 		return "", nil
 	}
-	defer r.Close()
-	if a := olderThan(root, r, SchemaVersion); a != nil {
+	defer tree.Close()
+	if a := olderThan(tree, SchemaVersion); a != nil {
 		return a.Oldest, a.Files
 	}
 	return "", nil
@@ -82,17 +83,17 @@ func OutdatedSpecs(root string) (oldest string, files []string) {
 
 // olderThan collects the specs of root's specs folder whose
 // schema_version is below version; nil when there are none.
-func olderThan(root string, r *os.Root, version string) *SchemaAdvice {
-	layout, err := ResolveLayout(root)
+func olderThan(tree *safepath.Tree, version string) *SchemaAdvice {
+	layout, err := layoutOfTree(tree)
 	if err != nil {
 		return nil
 	}
 	a := &SchemaAdvice{Dir: layout.Dir}
-	_ = fs.WalkDir(r.FS(), layout.Dir, func(p string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(tree.Root().FS(), layout.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, Suffix) {
 			return nil
 		}
-		data, err := r.ReadFile(p)
+		data, err := tree.ReadFile(p, 1<<20)
 		if err != nil {
 			return nil
 		}
@@ -119,10 +120,10 @@ func olderThan(root string, r *os.Root, version string) *SchemaAdvice {
 
 // recommendedVersion is the newest version gloss and the repository's
 // NotarAI both accept, and why.
-func recommendedVersion(r *os.Root) (version, why string) {
+func recommendedVersion(tree *safepath.Tree) (version, why string) {
 	version = NotarAISchemaVersion
 	why = fmt.Sprintf("the newest NotarAI accepts is %s (gloss reads %s to %s)", version, SchemaVersions[len(SchemaVersions)-1], SchemaVersion)
-	data, err := r.ReadFile(notaraiSchemaFile)
+	data, err := tree.ReadFile(notaraiSchemaFile, 4<<20)
 	if err != nil {
 		return version, why
 	}

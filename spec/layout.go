@@ -1,16 +1,15 @@
 package spec
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/gloss-dev/gloss/config"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // NotarAIDir is where NotarAI keeps specs. A repository that has specs
@@ -118,19 +117,25 @@ func cleanDir(p string) (string, error) {
 // path in .gloss/config.toml, else .gloss/specs when it holds a spec, else
 // .notarai when it does, else .gloss/specs.
 func ResolveLayout(root string) (Layout, error) {
-	r, err := os.OpenRoot(root)
+	tree, err := safepath.OpenWorkTree(root)
 	if err != nil {
 		return Layout{}, err
 	}
-	defer r.Close()
-	data, err := r.ReadFile(config.TeamFile)
-	if errors.Is(err, fs.ErrNotExist) {
+	defer tree.Close()
+	return layoutOfTree(tree)
+}
+
+// layoutOfTree reads the team configuration through the resolver (a
+// config that is a link into .git is refused, never read).
+func layoutOfTree(tree *safepath.Tree) (Layout, error) {
+	data, err := tree.ReadFile(config.TeamFile, 1<<20)
+	if fault.KindOf(err) == fault.NotFound {
 		data, err = nil, nil
 	}
 	if err != nil {
 		return Layout{}, fmt.Errorf("read %s: %w", config.TeamFile, err)
 	}
-	return resolveLayout(data, func(dir string) bool { return dirHasSpec(r.FS(), dir) })
+	return resolveLayout(data, func(dir string) bool { return dirHasSpec(tree.Root().FS(), dir) })
 }
 
 // dirHasSpec reports whether a folder holds a spec file, at any depth.
