@@ -7,6 +7,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/tasks"
 )
 
@@ -322,12 +323,18 @@ func (c *TaskVerifyCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		return g.emit(res, func(st *styler) {
+		err = g.emit(res, func(st *styler) {
 			st.printf("%s %s\n", st.mark(res.Verified), res.Notes)
 			for _, u := range res.UncheckedItems {
 				st.printf("  %s\n", u)
 			}
 		})
+		if err == nil && !res.Verified {
+			// Scripts and CI branch on the exit code: not verified is a
+			// failed check, as spec validate's FAIL is.
+			return fault.As(fault.Check, errSilent)
+		}
+		return err
 	})
 }
 
