@@ -36,6 +36,7 @@ type TaskCmd struct {
 	Reconcile TaskReconcileCmd `cmd:"" help:"Settle runs that ended (once; the watch does this continuously)."`
 	Watch     TaskWatchCmd     `cmd:"" help:"The background reconciler: start, stop, status, or run in the foreground."`
 	Supervise TaskIDCmd        `cmd:"" hidden:"" help:"Run a task's agent (started by work)."`
+	Import    TaskImportCmd    `cmd:"" help:"Bring a Chant project (.chant: specs, archive, logs, config) over in one commit."`
 }
 
 // Help is the long help of task.

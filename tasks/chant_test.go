@@ -2,6 +2,7 @@ package tasks_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -69,5 +70,108 @@ func TestVerifyExitCode(t *testing.T) {
 	}
 	if out, err := e.fx.Gloss("task", "verify", done, "--json"); err != nil || !strings.Contains(out, `"verified":true`) {
 		t.Fatalf("verified task: %v\n%s", err, out)
+	}
+}
+
+// chantSpec writes a task file as Chant does: frontmatter, a title and
+// criteria.
+func chantSpec(status string, deps []string, criteria string) string {
+	fm := "---\ntype: code\nstatus: " + status + "\n"
+	if len(deps) > 0 {
+		fm += "depends_on:\n"
+		for _, d := range deps {
+			fm += "- " + d + "\n"
+		}
+	}
+	return fm + "---\n# A task\n\n## Acceptance Criteria\n\n" + criteria + "\n"
+}
+
+// Archived tasks in dated folders still satisfy dependencies, hand-named
+// task files are tasks (id = file name), and a file whose name is no id is
+// listed with a problem rather than skipped.
+func TestTasksFromDatedArchivesAndOtherNames(t *testing.T) {
+	e := newEnv(t)
+	e.fx.Commit("tasks", map[string]string{
+		".gloss/tasks/archive/2026-02-13/2026-02-12-001-abc.md": chantSpec("completed", nil, "- [x] done"),
+		".gloss/tasks/archive/2026-02-12-002-old.md":            chantSpec("completed", nil, "- [x] done"),
+		".gloss/tasks/2026-02-14-001-def.md":                    chantSpec("pending", []string{"2026-02-12-001-abc", "2026-02-12-002-old"}, "- [ ] next"),
+		".gloss/tasks/fix-login.md":                             chantSpec("pending", nil, "- [ ] log in"),
+		".gloss/tasks/2026-02-14-002-ghi.md":                    chantSpec("pending", []string{"fix-login"}, "- [ ] after login"),
+		".gloss/tasks/notes about login.md":                     chantSpec("pending", nil, "- [ ] odd"),
+	})
+	if st := e.status("2026-02-14-001-def"); st != "ready" {
+		t.Fatalf("a task whose dependencies sit in the (dated) archive must be ready, is %s", st)
+	}
+	if st := e.status("fix-login"); st != "ready" {
+		t.Fatalf("a hand-named task is a task: %s", st)
+	}
+	if st := e.status("2026-02-14-002-ghi"); st != "blocked" {
+		t.Fatalf("a dependency on a hand-named task counts: %s", st)
+	}
+	d, err := e.s.Get(context.Background(), "notes about login")
+	if err != nil || d.Problem == "" || !strings.Contains(d.Problem, "not a usable task id") {
+		t.Fatalf("an odd file name must be reported: %+v %v", d, err)
+	}
+	out := e.fx.MustGloss("task", "ready")
+	if !strings.Contains(out, "fix-login") || strings.Contains(out, "notes about login") {
+		t.Fatalf("task ready:\n%s", out)
+	}
+}
+
+// A Chant user's project comes over in one command and one commit.
+func TestImportFromChant(t *testing.T) {
+	e := newEnv(t)
+	e.fx.Commit("chant project", map[string]string{
+		".chant/config.md":                                "---\nproject:\n  name: bells\ndefaults:\n  prompt: standard\n---\n# Config\n",
+		".chant/prompts/standard.md":                      "---\nname: standard\npurpose: work\n---\nDo {{spec.title}}.\n",
+		".chant/specs/2026-02-14-001-def.md":              chantSpec("blocked", []string{"2026-02-12-001-abc"}, "- [ ] next"),
+		".chant/specs/auth-2026-02-14-002-k7m.md":         chantSpec("pending", nil, "- [x] a\n  - [x] nested"),
+		".chant/archive/2026-02-13/2026-02-12-001-abc.md": chantSpec("completed", nil, "- [x] done"),
+	})
+	e.fx.Write(".chant/logs/2026-02-14-001-def.log", "# Agent Log: 2026-02-14-001-def\nfirst run\n")
+	e.fx.Write(".chant/logs/2026-02-14-001-def.2.log", "second run\n")
+	e.fx.Write(".chant/.gitignore", "logs/\n")
+	e.fx.Git("add", ".chant/.gitignore")
+	e.fx.Git("commit", "-q", "-m", "ignore logs")
+
+	before := e.fx.Git("rev-list", "--count", "HEAD")
+	var res tasks.ImportResult
+	out := e.fx.MustGloss("task", "import", "--from", ".chant", "--json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tasks) != 2 || len(res.Archived) != 1 || len(res.Logs) != 1 || len(res.Kept) != 2 || !res.Commit {
+		t.Fatalf("import: %+v", res)
+	}
+	if after := e.fx.Git("rev-list", "--count", "HEAD"); after == before || e.fx.Git("status", "--porcelain", ".gloss") != "" {
+		t.Fatalf("one commit with everything: %s -> %s, status %q", before, after, e.fx.Git("status", "--porcelain", ".gloss"))
+	}
+	if len(res.Fixed) != 1 || res.Fixed[0] != "2026-02-14-001-def" {
+		t.Fatalf("a stored blocked becomes pending: %v", res.Fixed)
+	}
+	if st := e.status("def"); st != "ready" {
+		t.Fatalf("its dependency is archived and completed: %s", st)
+	}
+	v, err := e.s.Verify("auth-2026-02-14-002-k7m")
+	if err != nil || !v.Verified || v.Criteria.Total != 2 {
+		t.Fatalf("a project-prefixed id and nested criteria: %+v %v", v, err)
+	}
+	lg, err := e.s.Log("2026-02-14-001-def", 100, 0, "")
+	if err != nil || !strings.Contains(lg.Content, "first run") || !strings.Contains(lg.Content, "second run") {
+		t.Fatalf("log: %+v %v", lg, err)
+	}
+	if got := e.fx.Read(".gloss/imported/chant/prompts/standard.md"); !strings.Contains(got, "{{spec.title}}") {
+		t.Fatalf("prompt kept verbatim: %q", got)
+	}
+
+	// Again: nothing new, nothing overwritten, no commit.
+	head := e.fx.Git("rev-parse", "HEAD")
+	out = e.fx.MustGloss("task", "import", "--json")
+	var again tasks.ImportResult
+	if err := json.Unmarshal([]byte(out), &again); err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Tasks)+len(again.Archived)+len(again.Logs)+len(again.Kept) != 0 || e.fx.Git("rev-parse", "HEAD") != head {
+		t.Fatalf("second import: %+v", again)
 	}
 }
