@@ -79,7 +79,7 @@ func writeSync(f *os.File, data []byte) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := DataSync(f); err != nil {
 		f.Close()
 		return err
 	}

@@ -10,10 +10,10 @@ import (
 	"os"
 	"path"
 	"regexp"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/safepath"
 	"github.com/gloss-dev/gloss/schemas"
@@ -175,16 +175,16 @@ func (w *docWriter) commit(recs []*Record, text *string) (*Record, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
-	old, err := w.s.readAll(w.tp)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	size, last, err := w.tail()
+	if err != nil {
 		return nil, fmt.Errorf("transcript %s: %w", w.tp, err)
 	}
-	lines, err := chain(old, recs)
+	lines, err := chain(last, recs)
 	if err != nil {
 		return nil, err
 	}
 	post := recs[len(recs)-1].PostSHA256
-	if err := w.setJournal(journal{Transcript: w.tp, Size: int64(len(old)), Post: post, Records: string(lines)}); err != nil {
+	if err := w.setJournal(journal{Transcript: w.tp, Size: size, Post: post, Records: string(lines)}); err != nil {
 		return nil, err
 	}
 	if err := w.appendTranscript(lines); err != nil {
@@ -201,12 +201,41 @@ func (w *docWriter) commit(recs []*Record, text *string) (*Record, error) {
 	return recs[len(recs)-1], nil
 }
 
+// tail returns the transcript's size and its last line, reading only the
+// end of the file: a patch costs the same on the first record and the
+// ten-thousandth.
+func (w *docWriter) tail() (size int64, last []byte, err error) {
+	f, err := w.s.tree.Root().Open(w.tp)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, nil, err
+	}
+	size = st.Size()
+	for window := int64(64 << 10); ; window *= 4 {
+		from := max(0, size-window)
+		buf := make([]byte, size-from)
+		if _, err := f.ReadAt(buf, from); err != nil && err != io.EOF {
+			return 0, nil, err
+		}
+		t := bytes.TrimRight(buf, "\n")
+		if i := bytes.LastIndexByte(t, '\n'); i >= 0 || from == 0 {
+			return size, t[i+1:], nil
+		}
+	}
+}
+
 // chain encodes records as transcript lines, each carrying the sha256 of
-// the line before it.
-func chain(old []byte, recs []*Record) ([]byte, error) {
+// the line before it (last, the transcript's current last line).
+func chain(last []byte, recs []*Record) ([]byte, error) {
 	var prev *string
-	if t := bytes.TrimRight(old, "\n"); len(t) > 0 {
-		last := t[bytes.LastIndexByte(t, '\n')+1:]
+	if len(last) > 0 {
 		h := sha(string(last))
 		prev = &h
 	}
@@ -236,7 +265,7 @@ func (w *docWriter) setJournal(j journal) error {
 	if _, err := w.lock.WriteAt(append(data, '\n'), 0); err != nil {
 		return err
 	}
-	return syscall.Fdatasync(int(w.lock.Fd()))
+	return atomicfile.DataSync(w.lock)
 }
 
 func (w *docWriter) appendTranscript(lines []byte) error {
@@ -248,7 +277,7 @@ func (w *docWriter) appendTranscript(lines []byte) error {
 	if _, err := f.Write(lines); err != nil {
 		return fmt.Errorf("transcript %s: %w", w.tp, err)
 	}
-	return f.Sync()
+	return atomicfile.DataSync(f)
 }
 
 // recover settles the journal a dead writer left. If the document holds

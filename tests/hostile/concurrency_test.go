@@ -266,3 +266,51 @@ func asExit(err error, ee **exec.ExitError) bool {
 	}
 	return ok
 }
+
+// Pipelined patch_block calls on one MCP server (the client does not wait
+// for an answer before sending the next) lose nothing either.
+func TestPipelinedPatchBlocksLoseNothing(t *testing.T) {
+	r := fixtures.NewRepo(t)
+	r.Commit("doc", map[string]string{"doc.noma": raceDoc})
+	r.MustGloss("init")
+	const calls = 40
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipeline","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i := 1; i <= calls; i++ {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(addBlockOp(fmt.Sprintf("p%d", i))), &m)
+		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+			"params": map[string]any{"name": "patch_block", "arguments": map[string]any{"file": "doc.noma", "op": m}}})
+		in.Write(append(req, '\n'))
+	}
+	cmd := r.Command(fixtures.Binary(t), "mcp")
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("mcp: %v", err)
+	}
+	ok := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var resp struct {
+			ID     int `json:"id"`
+			Result struct {
+				Content []struct{ Text string } `json:"content"`
+			} `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &resp) != nil || resp.ID == 0 || len(resp.Result.Content) == 0 {
+			continue
+		}
+		if strings.Contains(resp.Result.Content[0].Text, `"ok":true`) {
+			ok++
+			if name := fmt.Sprintf("p%d", resp.ID); !strings.Contains(r.Read("doc.noma"), `id="`+name+`"`) {
+				t.Errorf("call %d was reported OK but its block is missing", resp.ID)
+			}
+		}
+	}
+	t.Logf("%d pipelined calls, %d reported OK", calls, ok)
+	if ok != calls {
+		t.Errorf("%d of %d pipelined patches reported OK", ok, calls)
+	}
+	checkTranscript(t, r, ok)
+}
