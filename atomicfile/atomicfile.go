@@ -41,6 +41,17 @@ func Write(name string, data []byte, mode os.FileMode) error {
 // goes through the os.Root, so a symlinked parent cannot redirect the write
 // outside it.
 func WriteIn(root *os.Root, rel string, data []byte, mode os.FileMode) error {
+	return replace(root, rel, data, mode, true)
+}
+
+// Replace is WriteIn without the syncs: the rename still makes the change
+// all or nothing for readers and for a killed writer, but a power loss may
+// lose it (as git itself, by default, may lose an index or ref update).
+func Replace(root *os.Root, rel string, data []byte, mode os.FileMode) error {
+	return replace(root, rel, data, mode, false)
+}
+
+func replace(root *os.Root, rel string, data []byte, mode os.FileMode, sync bool) error {
 	dir := path.Dir(rel)
 	if dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
@@ -61,7 +72,7 @@ func WriteIn(root *os.Root, rel string, data []byte, mode os.FileMode) error {
 		}
 	}
 	defer root.Remove(tmp) // fails harmlessly once renamed
-	if err := writeSync(f, data); err != nil {
+	if err := writeClose(f, data, sync); err != nil {
 		return err
 	}
 	// The umask may have narrowed the mode; the target keeps the one asked for.
@@ -71,17 +82,22 @@ func WriteIn(root *os.Root, rel string, data []byte, mode os.FileMode) error {
 	if err := root.Rename(tmp, rel); err != nil {
 		return err
 	}
+	if !sync {
+		return nil
+	}
 	return SyncDir(root, dir)
 }
 
-func writeSync(f *os.File, data []byte) error {
+func writeClose(f *os.File, data []byte, sync bool) error {
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
 	}
-	if err := DataSync(f); err != nil {
-		f.Close()
-		return err
+	if sync {
+		if err := DataSync(f); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	return f.Close()
 }

@@ -39,23 +39,6 @@ Paths are confined to the repository: "..", absolute paths outside it,
 symlinks out and .git are refused.`
 }
 
-// docFile turns a command-line path (relative to the working directory)
-// into an absolute one for the store, which confines it to the repository.
-func (g *Globals) docFile(file string) string {
-	if file == "" || filepath.IsAbs(file) || strings.IndexByte(file, 0) >= 0 {
-		return file
-	}
-	base := g.Dir
-	if base == "" {
-		base, _ = os.Getwd()
-	}
-	abs, err := filepath.Abs(filepath.Join(base, file))
-	if err != nil {
-		return file
-	}
-	return abs
-}
-
 // withStore opens the repository's document store.
 func (g *Globals) withStore(fn func(st *noma.Store) error) error {
 	repo, err := g.openRepo()
@@ -79,7 +62,7 @@ type DocReadCmd struct {
 // Run lists the blocks.
 func (c *DocReadCmd) Run(g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
-		res, err := st.Read(g.docFile(c.File))
+		res, err := st.Read(g.path(c.File))
 		if err != nil {
 			return err
 		}
@@ -114,7 +97,7 @@ type DocIdsCmd struct {
 // Run lists the ids.
 func (c *DocIdsCmd) Run(g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
-		res, err := st.IDs(g.docFile(c.File))
+		res, err := st.IDs(g.path(c.File))
 		if err != nil {
 			return err
 		}
@@ -140,7 +123,7 @@ type DocCheckCmd struct {
 // Run validates.
 func (c *DocCheckCmd) Run(k *kong.Context, g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
-		file := g.docFile(c.File)
+		file := g.path(c.File)
 		res, err := st.Check(file, noma.ValidateOptions{IgnoreRules: c.IgnoreRule, Profiles: c.Profile, SkipEvidenceForClaims: c.NoEvidence})
 		if err != nil {
 			return err
@@ -215,7 +198,7 @@ func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 		if err != nil {
 			return err
 		}
-		data, err = tree.ReadFile(g.docFile(c.Ops), 8<<20)
+		data, err = tree.ReadFile(g.path(c.Ops), 8<<20)
 		tree.Close()
 		if err != nil {
 			return fmt.Errorf("--ops: %w", err)
@@ -238,7 +221,7 @@ func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 		name = "unknown"
 	}
 	return g.withStore(func(st *noma.Store) error {
-		res, err := st.Patch(noma.PatchRequest{File: g.docFile(c.File), Ops: ops, OpErrs: opErrs, Reason: c.Reason,
+		res, err := st.Patch(noma.PatchRequest{File: g.path(c.File), Ops: ops, OpErrs: opErrs, Reason: c.Reason,
 			ExpectedSHA: c.ExpectedSHA, BaseSHA256: c.BaseSHA256, BaseHash: c.BaseHash,
 			Actor: &noma.Actor{Kind: c.ActorKind, Name: name}, Strict: c.Strict})
 		if err != nil {
@@ -281,7 +264,7 @@ type DocLogCmd struct {
 // Run shows the transcript.
 func (c *DocLogCmd) Run(g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
-		res, lines, err := st.TranscriptLines(g.docFile(c.File))
+		res, lines, err := st.TranscriptLines(g.path(c.File))
 		if err != nil {
 			return err
 		}
@@ -318,7 +301,7 @@ func (c *DocReplayCmd) Run(k *kong.Context, g *Globals) error {
 	}
 	defer tree.Close()
 	st := noma.NewStore(tree)
-	file := g.docFile(c.File)
+	file := g.path(c.File)
 	rel, err := st.Rel(file)
 	if err != nil {
 		return err
@@ -366,16 +349,8 @@ func (c *DocVerifyCmd) Run(k *kong.Context, g *Globals) error {
 		fmt.Fprintln(g.stderr, "noma verify: <fixture-dir> required")
 		return &fault.Error{Kind: fault.Usage, Err: errSilent}
 	}
-	base := g.Dir
-	if base == "" {
-		base, _ = os.Getwd()
-	}
-	dir := c.Dir
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(base, dir)
-	}
-	base, _ = filepath.Abs(base)
-	rep, err := noma.Verify(dir, base)
+	base, _ := filepath.Abs(g.workDir())
+	rep, err := noma.Verify(g.path(c.Dir), base)
 	if errors.Is(err, noma.ErrNoFixtureDir) {
 		fmt.Fprintf(g.stderr, "noma verify: %s does not exist\n", c.Dir)
 		return &fault.Error{Kind: fault.Usage, Err: errSilent}

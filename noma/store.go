@@ -265,7 +265,7 @@ func (w *docWriter) setJournal(j journal) error {
 	if _, err := w.lock.WriteAt(append(data, '\n'), 0); err != nil {
 		return err
 	}
-	return atomicfile.DataSync(w.lock)
+	return w.sync(w.lock)
 }
 
 func (w *docWriter) appendTranscript(lines []byte) error {
@@ -276,6 +276,15 @@ func (w *docWriter) appendTranscript(lines []byte) error {
 	defer f.Close()
 	if _, err := f.Write(lines); err != nil {
 		return fmt.Errorf("transcript %s: %w", w.tp, err)
+	}
+	return w.sync(f)
+}
+
+// sync flushes f to stable storage when the tree is durable. Without it
+// the order of the steps alone keeps a killed writer's work consistent.
+func (w *docWriter) sync(f *os.File) error {
+	if !w.s.tree.Durable() {
+		return nil
 	}
 	return atomicfile.DataSync(f)
 }

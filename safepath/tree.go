@@ -37,6 +37,7 @@ type Tree struct {
 	root    *os.Root
 	gitDirs []string // absolute, symlinks resolved: no path may reach them
 	locks   string   // directory of per-file lock files
+	durable bool     // sync every write to stable storage (see SetDurable)
 }
 
 // maxHops bounds symlink chains, as the kernel's ELOOP does.
@@ -103,6 +104,15 @@ func OpenWorkTree(dir string) (*Tree, error) {
 	}
 	return OpenTree(dir, filepath.Join(common, "gloss", "locks"), gitDir, common)
 }
+
+// SetDurable makes every write of the tree survive a power loss too
+// (fdatasync of the data, fsync of the directory after the rename).
+// Without it writes are still atomic and ordered, which is all a killed
+// process needs.
+func (t *Tree) SetDurable(on bool) { t.durable = on }
+
+// Durable reports whether writes are synced to stable storage.
+func (t *Tree) Durable() bool { return t.durable }
 
 // Close releases the tree.
 func (t *Tree) Close() error { return t.root.Close() }
@@ -292,7 +302,10 @@ func (t *Tree) WriteReal(real string, data []byte, mode os.FileMode) error {
 		}
 		mode = st.Mode().Perm()
 	}
-	return atomicfile.WriteIn(t.root, real, data, mode)
+	if t.durable {
+		return atomicfile.WriteIn(t.root, real, data, mode)
+	}
+	return atomicfile.Replace(t.root, real, data, mode)
 }
 
 // WriteFile resolves p and replaces it atomically.

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -228,35 +230,63 @@ func TestConcurrentTaskUpdatesLoseNothing(t *testing.T) {
 // transcript in step: the log's chain holds, the last applied record is
 // the document's sha256, and replay reproduces the file.
 func TestKilledDocPatchLeavesDocumentAndTranscriptInStep(t *testing.T) {
+	for _, fsync := range []string{"false", "true"} {
+		t.Run("fsync="+fsync, func(t *testing.T) { killLoop(t, fsync) })
+	}
+}
+
+func killLoop(t *testing.T, fsync string) {
 	r := fixtures.NewRepo(t)
 	r.Commit("doc", map[string]string{"doc.noma": raceDoc})
 	r.MustGloss("init")
+	r.Git("config", "gloss.fsync", fsync)
 	// How long one patch takes here, so the kills spread over its run.
 	begin := time.Now()
 	r.MustGloss("doc", "patch", "doc.noma", "--op", addBlockOp("warmup"))
 	span := time.Since(begin)
-	kills := 0
-	for i := 0; kills < 32 && i < 400; i++ {
+	kills, midWrite := 0, 0
+	// Kills are aimed at the end of the run, where the writes are, until
+	// at least one lands between the transcript and the document.
+	for i := 0; (kills < 32 || midWrite == 0) && i < 400; i++ {
 		cmd := r.Command(fixtures.Binary(t), "doc", "patch", "doc.noma", "--op", addBlockOp(fmt.Sprintf("k%d", i)))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rand.Int64N(int64(span) + 1)))
+		time.Sleep(span/3 + time.Duration(rand.Int64N(int64(span)+1)))
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		err := cmd.Wait()
 		var ee *exec.ExitError
 		if asExit(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
 			kills++
+			if journalLeft(t, r) {
+				midWrite++
+			}
 		}
 		checkTranscript(t, r, -1)
 		if t.Failed() {
 			t.Fatalf("inconsistent after run %d (%d kills so far)", i, kills)
 		}
 	}
-	t.Logf("%d processes killed mid-patch; consistent after every one", kills)
+	t.Logf("%d processes killed mid-patch, %d of them with a journal set (between the transcript and the document); consistent after every one", kills, midWrite)
+	if midWrite == 0 {
+		t.Fatalf("no kill landed between the transcript and the document in %d kills", kills)
+	}
 	if kills < 30 {
 		t.Fatalf("only %d processes were killed mid-run", kills)
 	}
+}
+
+// journalLeft reports whether a killed writer left its journal in a lock
+// file: it died between its first and last write.
+func journalLeft(t *testing.T, r *fixtures.Repo) bool {
+	t.Helper()
+	locks, _ := filepath.Glob(r.Path(".git/gloss/locks/*.lock"))
+	for _, l := range locks {
+		if st, err := os.Stat(l); err == nil && st.Size() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func asExit(err error, ee **exec.ExitError) bool {
