@@ -52,7 +52,7 @@ func (c *ExportCmd) Run(g *Globals) error {
 	var w io.Writer = g.stdout
 	var f *os.File
 	if c.Output != "" {
-		if f, err = os.Create(g.argPath(c.Output)); err != nil {
+		if f, err = os.Create(g.path(c.Output)); err != nil {
 			return fault.Usagef("--output: %v", err)
 		}
 		w = f
@@ -155,7 +155,7 @@ func (g *Globals) inputFile(p string) (io.Reader, func(), error) {
 	if p == "" || p == "-" {
 		return g.stdin, func() {}, nil
 	}
-	f, err := os.Open(g.argPath(p))
+	f, err := os.Open(g.path(p))
 	if err != nil {
 		return nil, nil, fault.NotFoundf("%v", err)
 	}
