@@ -244,7 +244,11 @@ func (v *commitView) apply(c Context) error {
 		return nil
 	}
 	r := newRegion(v.commit.ID, target.path)
+	// The region is new: whoever the context names wrote it.
 	r.Source, r.Author = SourceAgent, Author{Kind: "agent"}
+	if c.Author != nil {
+		r.Author = *c.Author
+	}
 	whole := Lines{1, max(countLines(target.content), 1)}
 	switch {
 	case c.Anchor != "":

@@ -93,6 +93,7 @@ type Region struct {
 	Author               Author       `json:"author"`
 	Source               string       `json:"source" jsonschema:"hook, agent, amend, rebase, cherry-pick, squash or import"`
 	DerivedFrom          []string     `json:"derived_from,omitempty" jsonschema:"commits this record was carried over from"`
+	Origin               *Origin      `json:"origin,omitempty" jsonschema:"for imported records: the tool, schema and entry kind they came from"`
 }
 
 // Summary is the commit-level record.
@@ -109,6 +110,7 @@ type Summary struct {
 	Author      Author       `json:"author"`
 	Source      string       `json:"source"`
 	DerivedFrom []string     `json:"derived_from,omitempty"`
+	Origin      *Origin      `json:"origin,omitempty"`
 }
 
 func init() {

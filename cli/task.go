@@ -7,6 +7,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/tasks"
 )
 
@@ -35,6 +36,7 @@ type TaskCmd struct {
 	Reconcile TaskReconcileCmd `cmd:"" help:"Settle runs that ended (once; the watch does this continuously)."`
 	Watch     TaskWatchCmd     `cmd:"" help:"The background reconciler: start, stop, status, or run in the foreground."`
 	Supervise TaskIDCmd        `cmd:"" hidden:"" help:"Run a task's agent (started by work)."`
+	Import    TaskImportCmd    `cmd:"" help:"Bring a Chant project (.chant: specs, archive, logs, config) over in one commit."`
 }
 
 // Help is the long help of task.
@@ -322,12 +324,18 @@ func (c *TaskVerifyCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		return g.emit(res, func(st *styler) {
+		err = g.emit(res, func(st *styler) {
 			st.printf("%s %s\n", st.mark(res.Verified), res.Notes)
 			for _, u := range res.UncheckedItems {
 				st.printf("  %s\n", u)
 			}
 		})
+		if err == nil && !res.Verified {
+			// Scripts and CI branch on the exit code: not verified is a
+			// failed check, as spec validate's FAIL is.
+			return fault.As(fault.Check, errSilent)
+		}
+		return err
 	})
 }
 

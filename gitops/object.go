@@ -109,6 +109,20 @@ func (r *Repo) ReadBlob(id string) ([]byte, error) {
 	return append([]byte(nil), b.Contents()...), nil
 }
 
+// HasObject reports whether the object database holds id (a full hex id).
+func (r *Repo) HasObject(id string) bool {
+	o, err := oid(id)
+	if err != nil {
+		return false
+	}
+	odb, err := r.r.Odb()
+	if err != nil {
+		return false
+	}
+	defer odb.Free()
+	return odb.Exists(o)
+}
+
 // WriteBlob stores data as a blob and returns its id.
 func (r *Repo) WriteBlob(data []byte) (string, error) {
 	id, err := r.r.CreateBlobFromBuffer(data)

@@ -28,7 +28,7 @@ func TestCLIAndMCPAgree(t *testing.T) {
 	fx.MustGloss("note", "create", "deploy", "--type", "kit", "--tag", "ops", "--title", "Deploy", "-m", "# Deploy\n\nmake release, then push the tag.\n")
 	session := fx.StartMCP()
 	create := session.Call("create_note", map[string]any{"name": "rotate", "content": "Rotate the release token monthly.\n", "frontmatter": map[string]any{"type": "kit", "tags": []string{"ops", "security"}}})
-	if create.IsError || !strings.Contains(create.Text, `"p":"kits/rotate.md"`) {
+	if create.IsError || !strings.Contains(create.Text, `"path":"kits/rotate.md"`) {
 		t.Fatalf("create_note: %s", create.Text)
 	}
 	for _, tc := range []struct {
@@ -71,7 +71,7 @@ func TestCLIAndMCPAgree(t *testing.T) {
 	// status lists uncommitted notebook changes, and nothing else.
 	fx.Write("other.txt", "not in the notebook\n")
 	status := fx.MustGloss("note", "status", "--json")
-	for _, want := range []string{`"p":"kits/deploy.md"`, `"p":"kits/rotate.md"`, `"p":"index.md"`} {
+	for _, want := range []string{`"path":"kits/deploy.md"`, `"path":"kits/rotate.md"`, `"path":"index.md"`} {
 		if !strings.Contains(status, want) {
 			t.Errorf("status misses %s: %s", want, status)
 		}

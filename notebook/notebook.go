@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -30,6 +31,14 @@ const DefaultPath = ".gloss/notebook"
 
 // EnvPath overrides the notebook folder (relative to the repository root).
 const EnvPath = "GLOSS_NOTEBOOK"
+
+// BlueKit's names: the kit's environment variable for its notebook folder,
+// and the folder a BlueKit project already has. A team that used the kit
+// keeps its notebook where it is.
+const (
+	EnvBlueKit = "BLUEKIT_ROOT"
+	BlueKitDir = ".bluekit"
+)
 
 // Folders are the notebook's top-level folders, by note type.
 var Folders = []string{"kits", "walkthroughs", "agents", "diagrams", "blueprints", "notes"}
@@ -73,14 +82,15 @@ type Settings struct {
 	Path string `toml:"path"`
 }
 
-// Open finds the notebook of a repository: $GLOSS_NOTEBOOK, else [notebook]
-// path in .gloss/config.toml, else .gloss/notebook. The folder must be
-// inside the repository and outside .git. It is created if missing.
+// Open finds the notebook of a repository: $GLOSS_NOTEBOOK, else
+// $BLUEKIT_ROOT, else [notebook] path in .gloss/config.toml, else an
+// existing .bluekit/ when there is no .gloss/notebook/, else
+// .gloss/notebook. The folder must be inside the repository and outside
+// .git. It is created if missing.
 func Open(ctx context.Context, repo *gitops.Repo) (*Notebook, error) {
 	if repo.Root() == "" {
 		return nil, fault.Usagef("the notebook needs a working tree; this repository is bare")
 	}
-	rel := DefaultPath
 	cfg, err := config.LoadTeam(repo)
 	if err != nil {
 		return nil, err
@@ -89,16 +99,11 @@ func Open(ctx context.Context, repo *gitops.Repo) (*Notebook, error) {
 	if err := cfg.Section("notebook", &s); err != nil {
 		return nil, err
 	}
-	if s.Path != "" {
-		rel = s.Path
-	}
-	if v := os.Getenv(EnvPath); v != "" {
-		rel = v
-	}
 	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return nil, err
 	}
+	rel := notebookPath(tree, s)
 	nb, err := openIn(tree, rel)
 	if err != nil {
 		tree.Close()
@@ -106,6 +111,30 @@ func Open(ctx context.Context, repo *gitops.Repo) (*Notebook, error) {
 	}
 	nb.repo = repo
 	return nb, nil
+}
+
+// notebookPath picks the folder (see Open).
+func notebookPath(tree *safepath.Tree, s Settings) string {
+	for _, env := range []string{EnvPath, EnvBlueKit} {
+		if v := os.Getenv(env); v != "" {
+			return v
+		}
+	}
+	if s.Path != "" {
+		return s.Path
+	}
+	isDir := func(p string) bool {
+		real, err := tree.Resolve(p)
+		if err != nil {
+			return false
+		}
+		st, err := tree.Root().Stat(real)
+		return err == nil && st.IsDir()
+	}
+	if !isDir(DefaultPath) && isDir(BlueKitDir) {
+		return BlueKitDir
+	}
+	return DefaultPath
 }
 
 // openIn opens the notebook folder rel of a working tree. The folder goes
@@ -237,9 +266,14 @@ func fsErr(p string, err error) error {
 	return fmt.Errorf("%s: %w", p, err)
 }
 
-// Scaffold creates the notebook's folders and its index note if they are
-// missing, and reports what it created. It never overwrites a file.
+// Scaffold creates the notebook's folders and its index note in a new
+// (empty) notebook, and reports what it created. A notebook that already
+// holds a file — a team's existing notebook, a BlueKit .bluekit/ — is
+// left exactly as it is: no index, no .gitkeep files.
 func (nb *Notebook) Scaffold() ([]string, error) {
+	if nb.hasFiles() {
+		return nil, nil
+	}
 	var created []string
 	for _, f := range Folders {
 		if _, err := nb.root.Stat(f); errors.Is(err, os.ErrNotExist) {
@@ -267,4 +301,20 @@ func (nb *Notebook) Scaffold() ([]string, error) {
 		created = append(created, IndexNote)
 	}
 	return created, nil
+}
+
+// hasFiles reports whether the notebook folder holds any file.
+func (nb *Notebook) hasFiles() bool {
+	found := false
+	_ = fs.WalkDir(nb.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if !d.IsDir() {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
 }

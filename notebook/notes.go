@@ -16,22 +16,24 @@ import (
 	"github.com/gloss-dev/gloss/safepath"
 )
 
-// Results are token-optimized by default: short keys (fm frontmatter, p
-// path, t title, ex excerpt, mc match count, ln line number). Pretty
-// expands them (see Pretty).
+// Results use the kit's keys: short ones only where the kit has them
+// (fm frontmatter in a note read back; p path, t title, ex excerpt, mc
+// match count, ln line number in search hits), path everywhere else, as
+// the kit's write results {success, message, path} have it. Pretty
+// expands the short ones (see Pretty).
 
 // OpResult reports a change.
 type OpResult struct {
 	Schema  string `json:"$schema"`
 	Success bool   `json:"success"`
 	Message string `json:"message"`
-	Path    string `json:"p,omitempty"`
+	Path    string `json:"path,omitempty"`
 }
 
 // NoteResult is a note read back.
 type NoteResult struct {
 	Schema      string         `json:"$schema"`
-	Path        string         `json:"p"`
+	Path        string         `json:"path"`
 	Frontmatter map[string]any `json:"fm"`
 	Content     string         `json:"content"`
 }
@@ -39,21 +41,21 @@ type NoteResult struct {
 // FrontmatterResult is a note's frontmatter alone.
 type FrontmatterResult struct {
 	Schema      string         `json:"$schema"`
-	Path        string         `json:"p"`
+	Path        string         `json:"path"`
 	Frontmatter map[string]any `json:"fm"`
 }
 
 // TagsResult is a note's tags after manage_tags.
 type TagsResult struct {
 	Schema string   `json:"$schema"`
-	Path   string   `json:"p"`
+	Path   string   `json:"path"`
 	Tags   []string `json:"tags"`
 }
 
 // InfoResult describes a note without reading it.
 type InfoResult struct {
 	Schema   string `json:"$schema"`
-	Path     string `json:"p"`
+	Path     string `json:"path"`
 	Type     string `json:"type"`
 	Size     int64  `json:"size"`
 	Modified string `json:"modified"`
@@ -61,8 +63,8 @@ type InfoResult struct {
 
 // NoteEntry is one note in a listing.
 type NoteEntry struct {
-	Path  string   `json:"p"`
-	Title string   `json:"t"`
+	Path  string   `json:"path"`
+	Title string   `json:"title"`
 	Type  string   `json:"type"`
 	Tags  []string `json:"tags,omitempty"`
 }
@@ -76,7 +78,7 @@ type ListResult struct {
 
 // FolderEntry is one folder of the notebook.
 type FolderEntry struct {
-	Path  string `json:"p"`
+	Path  string `json:"path"`
 	Notes int    `json:"notes"`
 }
 
@@ -89,7 +91,7 @@ type FoldersResult struct {
 // FolderSummary counts what a folder holds.
 type FolderSummary struct {
 	Schema string         `json:"$schema"`
-	Path   string         `json:"p"`
+	Path   string         `json:"path"`
 	Notes  int            `json:"notes"`
 	Types  map[string]int `json:"types"`
 	Tags   map[string]int `json:"tags"`

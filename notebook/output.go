@@ -55,7 +55,7 @@ func expand(v any) any {
 // Change is one uncommitted change in the notebook.
 type Change struct {
 	Status string `json:"status" jsonschema:"added, modified, deleted, renamed, untracked"`
-	Path   string `json:"p"`
+	Path   string `json:"path"`
 	From   string `json:"from,omitempty"`
 }
 
@@ -95,7 +95,7 @@ func (nb *Notebook) Status(ctx context.Context) (*StatusResult, error) {
 func init() {
 	schemas.Register(
 		schemas.Entry{Name: "note-op", Tag: schemaTag, Description: "A notebook change: create, update, patch, delete, move, create folder.", Type: schemas.TypeOf[OpResult]()},
-		schemas.Entry{Name: "note", Tag: schemaTag, Description: "A note read back (compact keys: p path, fm frontmatter).", Type: schemas.TypeOf[NoteResult]()},
+		schemas.Entry{Name: "note", Tag: schemaTag, Description: "A note read back (fm is its frontmatter, as the kit names it).", Type: schemas.TypeOf[NoteResult]()},
 		schemas.Entry{Name: "note-search", Tag: schemaTag, Description: "Notebook search results (p path, t title, ex excerpt, mc match count, ln line).", Type: schemas.TypeOf[SearchResult]()},
 		schemas.Entry{Name: "note-list", Tag: schemaTag, Description: "The notes of a notebook folder.", Type: schemas.TypeOf[ListResult]()},
 		schemas.Entry{Name: "note-status", Tag: schemaTag, Description: "Uncommitted changes in the notebook.", Type: schemas.TypeOf[StatusResult]()},

@@ -11,6 +11,7 @@ package notes
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -150,13 +151,28 @@ const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 // bits, so ids sort by creation time and never collide across clones.
 func NewID(t time.Time) string {
 	var b [16]byte
-	ms := uint64(t.UnixMilli())
+	if _, err := rand.Read(b[6:]); err != nil {
+		panic("crypto/rand failed: " + err.Error()) // never happens on supported platforms
+	}
+	return ulid(t, b)
+}
+
+// DerivedID returns a ULID whose time is t and whose other 80 bits come
+// from key: the same input always gives the same id. Importers use it so
+// that importing the same thing twice writes nothing the second time.
+func DerivedID(t time.Time, key string) string {
+	var b [16]byte
+	sum := sha256.Sum256([]byte(key))
+	copy(b[6:], sum[:10])
+	return ulid(t, b)
+}
+
+// ulid encodes t's milliseconds into b[:6] and b as 26 base32 digits.
+func ulid(t time.Time, b [16]byte) string {
+	ms := uint64(max(t.UnixMilli(), 0))
 	for i := 5; i >= 0; i-- {
 		b[i] = byte(ms)
 		ms >>= 8
-	}
-	if _, err := rand.Read(b[6:]); err != nil {
-		panic("crypto/rand failed: " + err.Error()) // never happens on supported platforms
 	}
 	// 128 bits as 26 base32 digits (the first digit carries 3 bits).
 	var out [26]byte

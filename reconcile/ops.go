@@ -324,8 +324,8 @@ func (w *Workspace) cacheInfo(v *view, bypass bool) CacheInfo {
 	return ci
 }
 
-func coldWarning(sp string) string {
-	return fmt.Sprintf("cold cache: %s has never been reconciled here (no record in %s reachable from HEAD and no fingerprint in %s), so every governed file counts as changed; run mark_reconciled after reviewing them (if others reconciled it, git gloss sync fetches their records)", sp, notes.Reconcile, StatePath)
+func coldWarning(sp, statePath string) string {
+	return fmt.Sprintf("cold cache: %s has never been reconciled here (no record in %s reachable from HEAD and no fingerprint in %s), so every governed file counts as changed; run mark_reconciled after reviewing them (if others reconciled it, git gloss sync fetches their records)", sp, notes.Reconcile, statePath)
 }
 
 // orphanWarnings names the spec's artifact globs that match no file.
@@ -435,7 +435,7 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 	v := w.State.view(sp.Path)
 	res.Cache = w.cacheInfo(v, in.BypassCache)
 	if !v.warm && !in.BypassCache {
-		res.Warnings = append(res.Warnings, coldWarning(sp.Path))
+		res.Warnings = append(res.Warnings, coldWarning(sp.Path, w.Specs.Layout.StatePath))
 	}
 
 	// Governed files, split into spec files and the rest; excludes apply
@@ -449,7 +449,7 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 			res.Excluded = append(res.Excluded, f.Path)
 			continue
 		}
-		if spec.IsSpecPath(f.Path) {
+		if w.Specs.IsSpecPath(f.Path) {
 			specFiles = append(specFiles, f.Path)
 		} else {
 			governed = append(governed, f.Path)
@@ -684,14 +684,14 @@ func (w *Workspace) ChangedArtifacts(in ArtifactsInput) (*ArtifactsResult, error
 	v := w.State.view(sp.Path)
 	res.Cache = w.cacheInfo(v, false)
 	if !v.warm {
-		res.Warnings = append(res.Warnings, coldWarning(sp.Path))
+		res.Warnings = append(res.Warnings, coldWarning(sp.Path, w.Specs.Layout.StatePath))
 	}
 	var governed, specFiles []string
 	for _, f := range w.Tree.Files {
 		if !match(f.Path) {
 			continue
 		}
-		if spec.IsSpecPath(f.Path) {
+		if w.Specs.IsSpecPath(f.Path) {
 			specFiles = append(specFiles, f.Path)
 			continue
 		}
@@ -709,7 +709,7 @@ func (w *Workspace) ChangedArtifacts(in ArtifactsInput) (*ArtifactsResult, error
 		res.SpecInvalidated = nonNil(same)
 	}
 	for p := range v.files {
-		if match(p) && !w.Tree.Has(p) && !spec.IsSpecPath(p) {
+		if match(p) && !w.Tree.Has(p) && !w.Specs.IsSpecPath(p) {
 			res.DeletedArtifacts = append(res.DeletedArtifacts, p)
 		}
 	}
@@ -904,7 +904,9 @@ type SnapshotResult struct {
 	GitHash   string `json:"git_hash"`
 }
 
-// Snapshot writes .gloss/reconciliation_state.json from what counts now:
+// Snapshot writes the committed snapshot (.gloss/reconciliation_state.json,
+// or .notarai/reconciliation_state.json beside NotarAI's specs, where
+// NotarAI reads it too) from what counts now:
 // for every spec, its reconciled hash and the fingerprints of the files it
 // governs that still exist (stale entries are pruned). Commit the file to
 // share a warm start with every clone.
@@ -949,10 +951,11 @@ func (w *Workspace) Snapshot(_ context.Context) (*SnapshotResult, error) {
 		return nil, err
 	}
 	data = append(data, '\n')
-	if err := writeSnapshotFile(w.Repo.Root(), data); err != nil {
-		return nil, fmt.Errorf("write %s: %w", StatePath, err)
+	statePath := w.Specs.Layout.StatePath
+	if err := writeSnapshotFile(w.Repo.Root(), statePath, data); err != nil {
+		return nil, fmt.Errorf("write %s: %w", statePath, err)
 	}
-	return &SnapshotResult{Schema: "gloss-spec-snapshot/v1", StatePath: StatePath, Files: len(snap.FileFingerprints), Specs: len(snap.SpecFingerprints), GitHash: w.Head}, nil
+	return &SnapshotResult{Schema: "gloss-spec-snapshot/v1", StatePath: statePath, Files: len(snap.FileFingerprints), Specs: len(snap.SpecFingerprints), GitHash: w.Head}, nil
 }
 
 func nonNil[T any](s []T) []T {

@@ -415,8 +415,10 @@ func idMillis(id, ts string) int64 {
 
 // --- snapshot ----------------------------------------------------------
 
-// StatePath is where the committed snapshot lives.
-const StatePath = ".gloss/reconciliation_state.json"
+// StatePath is where the committed snapshot lives by default; a
+// repository whose specs live in .notarai keeps it there
+// (spec.Layout.StatePath), and NotarAI's own file is read as is.
+const StatePath = spec.DefaultStatePath
 
 // Snapshot is .gloss/reconciliation_state.json, in NotarAI's format
 // (schema_version "1"): key order as NotarAI writes it, fingerprint maps
@@ -454,19 +456,24 @@ func (s *Snapshot) time() time.Time {
 }
 
 func readSnapshot(tree *spec.Tree) (*Snapshot, error) {
-	if !tree.Has(StatePath) {
+	layout, err := tree.Layout()
+	if err != nil {
+		return nil, err
+	}
+	statePath := layout.StatePath
+	if !tree.Has(statePath) {
 		return nil, nil
 	}
-	data, err := tree.ReadFile(StatePath)
+	data, err := tree.ReadFile(statePath)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", StatePath, err)
+		return nil, fmt.Errorf("read %s: %w", statePath, err)
 	}
 	var s Snapshot
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON (%v): ignored", StatePath, err)
+		return nil, fmt.Errorf("%s is not valid JSON (%v): ignored", statePath, err)
 	}
 	if s.SchemaVersion != "1" {
-		return nil, fmt.Errorf("%s has schema_version %q (want \"1\"): ignored", StatePath, s.SchemaVersion)
+		return nil, fmt.Errorf("%s has schema_version %q (want \"1\"): ignored", statePath, s.SchemaVersion)
 	}
 	return &s, nil
 }
@@ -493,11 +500,11 @@ func actor(ctx context.Context, repo *gitops.Repo, via string) string {
 
 func toolVersion() string { return "git-gloss " + buildinfo.Version }
 
-func writeSnapshotFile(root string, data []byte) error {
+func writeSnapshotFile(root, statePath string, data []byte) error {
 	tree, err := safepath.OpenWorkTree(root)
 	if err != nil {
 		return err
 	}
 	defer tree.Close()
-	return tree.WriteFile(StatePath, data, 0o644)
+	return tree.WriteFile(statePath, data, 0o644)
 }

@@ -50,10 +50,11 @@ func (w *Workspace) Status() (*StatusResult, error) {
 		return nil, err
 	}
 	res := &StatusResult{Schema: "gloss-spec-status/v1", Specs: []SpecStatus{}, Counts: map[string]int{StateReconciled: 0, StateDrifted: 0, StateNever: 0, StateInvalid: 0},
-		Head: w.Head, Warnings: w.State.Warnings}
-	if res.Warnings == nil {
-		res.Warnings = []string{}
+		Head: w.Head, Warnings: []string{}}
+	if lw := w.Specs.Layout.Warning(); lw != "" {
+		res.Warnings = append(res.Warnings, lw)
 	}
+	res.Warnings = append(res.Warnings, w.State.Warnings...)
 	for _, sp := range w.Specs.Specs {
 		row := SpecStatus{SpecPath: sp.Path, Valid: sp.Valid(), Problems: len(sp.Problems), Changed: []string{}, Deleted: []string{}}
 		if !sp.Parsed {
@@ -249,7 +250,7 @@ func checkRange(ctx context.Context, repo *gitops.Repo, ref, base, local, mode s
 		ps.Never = !v.warm
 		var files []string
 		for _, p := range a.MatchedFiles {
-			if tree.Has(p) && !spec.IsSpecPath(p) {
+			if tree.Has(p) && !set.IsSpecPath(p) {
 				files = append(files, p)
 			}
 		}

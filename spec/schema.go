@@ -154,6 +154,11 @@ func yamlType(n *yaml.Node) string {
 		case "!!int":
 			return "integer"
 		case "!!float":
+			// JSON Schema counts 768.0 as an integer, and so does
+			// NotarAI's validator.
+			if f, err := strconv.ParseFloat(n.Value, 64); err == nil && !math.IsInf(f, 0) && f == math.Trunc(f) {
+				return "integer"
+			}
 			return "number"
 		case "!!bool":
 			return "boolean"

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/safepath"
@@ -21,35 +19,48 @@ import (
 // Set is every spec of a tree.
 type Set struct {
 	Tree   *Tree
+	Layout Layout  // where the specs and the snapshot live
 	Specs  []*Spec // every spec file, sorted by path; some may have problems
 	System *Spec   // the system spec, or nil
 }
 
-// LoadSet reads every spec of the tree. A spec that fails to parse is kept
-// (with its problems) so that callers can report it; it governs nothing.
+// LoadSet reads every spec of the tree, from the folder its layout names
+// (.gloss/specs, .notarai, or [specs] path). A spec that fails to parse is
+// kept (with its problems) so that callers can report it; it governs
+// nothing.
 func LoadSet(t *Tree) (*Set, error) {
-	set := &Set{Tree: t}
+	layout, err := t.Layout()
+	if err != nil {
+		return nil, err
+	}
+	set := &Set{Tree: t, Layout: layout}
 	for _, f := range t.Files {
-		if !IsSpecPath(f.Path) {
+		if !layout.IsSpecPath(f.Path) {
 			continue
 		}
 		data, err := t.ReadFile(f.Path)
 		if err != nil {
-			set.Specs = append(set.Specs, &Spec{Path: f.Path, Problems: []Problem{{Line: 1, Message: "cannot read: " + err.Error()}}})
+			set.Specs = append(set.Specs, &Spec{Path: f.Path, Dir: layout.Dir, Problems: []Problem{{Line: 1, Message: "cannot read: " + err.Error()}}})
 			continue
 		}
-		set.Specs = append(set.Specs, Parse(f.Path, data))
+		sp := Parse(f.Path, data)
+		sp.Dir = layout.Dir
+		set.Specs = append(set.Specs, sp)
 	}
 	set.System = set.findSystem()
 	return set, nil
 }
+
+// IsSpecPath reports whether a repository-relative path is one of the
+// set's spec files (or would be one, in its folder).
+func (s *Set) IsSpecPath(p string) bool { return s.Layout.IsSpecPath(p) }
 
 // findSystem picks the system spec deterministically: system.spec.yaml in
 // the specs folder when it has subsystems, else the first spec (by path)
 // that has them.
 func (s *Set) findSystem() *Spec {
 	for _, sp := range s.Specs {
-		if sp.Path == Dir+"/system"+Suffix && sp.Parsed && sp.HasSubsystems {
+		if sp.Path == s.Layout.Dir+"/system"+Suffix && sp.Parsed && sp.HasSubsystems {
 			return sp
 		}
 	}
@@ -72,7 +83,8 @@ func (s *Set) Get(p string) *Spec {
 }
 
 // Resolve finds a spec by path (repository-relative, or absolute inside
-// root) or by short name ("api" for .gloss/specs/api.spec.yaml).
+// root) or by short name ("api" for .gloss/specs/api.spec.yaml, or
+// .notarai/api.spec.yaml in a NotarAI layout).
 func (s *Set) Resolve(root, arg string) (*Spec, error) {
 	if arg == "" {
 		return nil, fault.Usagef("spec_path is required")
@@ -84,10 +96,10 @@ func (s *Set) Resolve(root, arg string) (*Spec, error) {
 	if sp := s.Get(rel); sp != nil {
 		return sp, nil
 	}
-	if sp := s.Get(Dir + "/" + strings.TrimSuffix(rel, Suffix) + Suffix); sp != nil {
+	if sp := s.Get(s.Layout.Dir + "/" + strings.TrimSuffix(rel, Suffix) + Suffix); sp != nil {
 		return sp, nil
 	}
-	return nil, fault.NotFoundf("no spec %q (specs live in %s/**/*%s)", arg, Dir, Suffix)
+	return nil, fault.NotFoundf("no spec %q (specs live in %s/**/*%s)", arg, s.Layout.Dir, Suffix)
 }
 
 // Usable lists the specs that parsed, and so can govern files.
@@ -104,6 +116,9 @@ func (s *Set) Usable() []*Spec {
 // Warnings describes the specs with problems, one line each.
 func (s *Set) Warnings() []string {
 	var out []string
+	if w := s.Layout.Warning(); w != "" {
+		out = append(out, w)
+	}
 	for _, sp := range s.Specs {
 		if len(sp.Problems) > 0 {
 			w := fmt.Sprintf("%s is invalid (%s)", sp.Path, sp.Problems[0])
@@ -147,14 +162,18 @@ func init() {
 }
 
 // Validate checks the spec files at target (a file, or a directory searched
-// recursively in sorted order; "" is .gloss/specs) in the working tree of
+// recursively in sorted order; "" is the specs folder) in the working tree of
 // repo. target is relative to the repository root or absolute inside it.
 func Validate(_ context.Context, repo *gitops.Repo, target string) (*ValidateResult, error) {
 	if repo.IsBare() {
 		return nil, fault.Usagef("spec validate needs a working tree")
 	}
+	layout, err := ResolveLayout(repo.Root())
+	if err != nil {
+		return nil, err
+	}
 	if target == "" {
-		target = Dir
+		target = layout.Dir
 	}
 	tree, err := safepath.ForRepo(repo)
 	if err != nil {
@@ -167,10 +186,13 @@ func Validate(_ context.Context, repo *gitops.Repo, target string) (*ValidateRes
 	}
 	root := tree.Root()
 	res := &ValidateResult{Schema: validateTag, Files: []FileProblems{}, Warnings: []string{}}
+	if w := layout.Warning(); w != "" && rel == layout.Dir {
+		res.Warnings = append(res.Warnings, w)
+	}
 	st, err := root.Stat(rel)
 	if err != nil {
-		if os.IsNotExist(err) && rel == Dir {
-			res.Warnings = append(res.Warnings, "no specs found: "+Dir+" does not exist")
+		if os.IsNotExist(err) && rel == layout.Dir {
+			res.Warnings = append(res.Warnings, "no specs found: "+layout.Dir+" does not exist")
 			return res, nil
 		}
 		return nil, fault.NotFoundf("%s: path not found", target)
@@ -202,6 +224,9 @@ func Validate(_ context.Context, repo *gitops.Repo, target string) (*ValidateRes
 	if len(files) == 0 {
 		res.Warnings = append(res.Warnings, "no *"+Suffix+" files found under "+rel)
 	}
+	if a := AdviseSchema(repo.Root()); a != nil && rel == layout.Dir {
+		res.Warnings = append(res.Warnings, a.Hint())
+	}
 	for _, p := range files {
 		// Each file through the resolver: a spec that is a link into .git
 		// is refused, never read.
@@ -224,41 +249,6 @@ func Validate(_ context.Context, repo *gitops.Repo, target string) (*ValidateRes
 		res.Files = append(res.Files, fp)
 	}
 	return res, nil
-}
-
-// OutdatedSpecs lists the spec files under root's .gloss/specs whose
-// schema_version is older than SchemaVersion (unreadable or unversioned
-// files are left to validate), with the oldest version found.
-func OutdatedSpecs(root string) (oldest string, files []string) {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return "", nil
-	}
-	defer r.Close()
-	_ = fs.WalkDir(r.FS(), Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, Suffix) {
-			return nil
-		}
-		data, err := r.ReadFile(p)
-		if err != nil {
-			return nil
-		}
-		var head struct {
-			SchemaVersion string `yaml:"schema_version"`
-		}
-		if yaml.Unmarshal(data, &head) != nil || head.SchemaVersion == "" {
-			return nil
-		}
-		if compareVersions(head.SchemaVersion, SchemaVersion) < 0 {
-			files = append(files, p)
-			if oldest == "" || compareVersions(head.SchemaVersion, oldest) < 0 {
-				oldest = head.SchemaVersion
-			}
-		}
-		return nil
-	})
-	slices.Sort(files)
-	return oldest, files
 }
 
 // compareVersions compares dotted numeric versions ("0.7" < "0.8" < "0.10").

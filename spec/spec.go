@@ -26,7 +26,9 @@ const Dir = ".gloss/specs"
 // Suffix ends every spec file name.
 const Suffix = ".spec.yaml"
 
-// IsSpecPath reports whether a repository-relative path is a spec file.
+// IsSpecPath reports whether a repository-relative path is a spec file in
+// the default folder. A repository may keep its specs elsewhere: callers
+// with a Set use Set.IsSpecPath.
 func IsSpecPath(p string) bool {
 	return strings.HasPrefix(p, Dir+"/") && strings.HasSuffix(p, Suffix)
 }
@@ -49,6 +51,7 @@ type Spec struct {
 	Coverage      *Coverage                `yaml:"coverage"`
 
 	HasSubsystems bool      `yaml:"-"` // the key is present: this is a system spec candidate
+	Dir           string    `yaml:"-"` // the specs folder it was found in ("" when parsed alone)
 	Raw           []byte    `yaml:"-"`
 	Problems      []Problem `yaml:"-"`
 	Parsed        bool      `yaml:"-"` // the YAML parsed (Problems may still hold schema errors)
@@ -90,10 +93,14 @@ type catGlobs struct {
 // Valid reports whether the spec has no problems.
 func (s *Spec) Valid() bool { return s.Parsed && len(s.Problems) == 0 }
 
-// Name is the spec's short name: its path below .gloss/specs without the
-// suffix ("api", "_shared/security").
+// Name is the spec's short name: its path below the specs folder without
+// the suffix ("api", "_shared/security").
 func (s *Spec) Name() string {
-	return strings.TrimSuffix(strings.TrimPrefix(s.Path, Dir+"/"), Suffix)
+	dir := s.Dir
+	if dir == "" {
+		dir = Dir
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(s.Path, dir+"/"), Suffix)
 }
 
 // Policy is the spec's coverage policy, "" when it sets none.

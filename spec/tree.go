@@ -37,6 +37,10 @@ type Tree struct {
 	byPath   map[string]int
 	hashMu   sync.Mutex
 	hashMemo map[string]string
+
+	layoutOnce sync.Once
+	layout     Layout
+	layoutErr  error
 }
 
 // Lookup returns the file at p.

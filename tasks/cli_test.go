@@ -48,7 +48,13 @@ func TestCLIAndMCPAgree(t *testing.T) {
 		if res.IsError {
 			t.Fatalf("%s: %s", tc.tool, res.Text)
 		}
-		cli := strings.TrimRight(e.fx.MustGloss(append(tc.cli, "--json")...), "\n")
+		out, err := e.fx.Gloss(append(tc.cli, "--json")...)
+		// task verify exits 1 on an unverified task (this one is), with
+		// the same JSON on stdout.
+		if err != nil && (tc.tool != "task_verify" || !strings.Contains(err.Error(), "exit status 1")) {
+			t.Fatalf("git gloss %v: %v\n%s", tc.cli, err, out)
+		}
+		cli := strings.TrimRight(out, "\n")
 		if res.Text != cli {
 			t.Errorf("%s differs:\nmcp %s\ncli %s", tc.tool, res.Text, cli)
 		}

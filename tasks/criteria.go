@@ -2,63 +2,84 @@ package tasks
 
 import (
 	"strings"
+	"unicode"
 )
 
 // Criteria are the acceptance-criteria checkboxes of a task. One parser
-// serves everything that reads them (verify, finalize, lint, readiness):
-// the boxes under the last "## Acceptance Criteria" heading outside code
-// fences, up to the next "## " heading; "- [ ]" is open, "- [x]" and
-// "- [X]" are checked ("*" and "+" bullets too).
+// serves everything that reads them (verify, finalize, lint, readiness),
+// and it counts exactly as Chant does, so a task moved over from Chant
+// keeps its verdict:
+//
+//   - the section is the last line that starts (after indentation) with
+//     "## Acceptance Criteria" outside ``` code fences — case-sensitive,
+//     and the heading may go on ("## Acceptance Criteria (phase 2)");
+//   - it ends at the next line that starts with "## " ("### " subheadings
+//     stay inside it);
+//   - lines inside ``` fences are skipped (a "~~~" fence is not one);
+//   - every "- [ ]" on a line is an open box, every "- [x]" or "- [X]" a
+//     checked one, at any indentation (nested lists count) and anywhere in
+//     the line; "* [ ]" and "+ [ ]" are not boxes.
 type Criteria struct {
 	Total     int      `json:"total"`
 	Checked   int      `json:"checked"`
 	Unchecked int      `json:"unchecked"`
-	Open      []string `json:"-"` // the unchecked lines
+	Open      []string `json:"-"` // the lines with an open box
 	Start     int      `json:"-"` // line index of the heading, -1 if none
 }
 
-const criteriaHeading = "## acceptance criteria"
+const criteriaHeading = "## Acceptance Criteria"
 
 // criteriaOf parses a task body.
 func criteriaOf(body []byte) Criteria {
-	lines := strings.Split(string(body), "\n")
+	lines := bodyLines(body)
 	c := Criteria{Start: -1}
 	inFence := false
 	for i, line := range lines {
-		if isFence(line) {
+		t := strings.TrimLeftFunc(line, unicode.IsSpace)
+		if strings.HasPrefix(t, "```") {
 			inFence = !inFence
 			continue
 		}
-		if !inFence && strings.EqualFold(strings.TrimSpace(line), criteriaHeading) {
+		if !inFence && strings.HasPrefix(t, criteriaHeading) {
 			c.Start = i
 		}
 	}
 	if c.Start < 0 {
 		return c
 	}
-	inFence = false
+	inFence = false // the heading itself is outside any fence
 	for _, line := range lines[c.Start+1:] {
-		if isFence(line) {
+		t := strings.TrimLeftFunc(line, unicode.IsSpace)
+		if strings.HasPrefix(t, "```") {
 			inFence = !inFence
 			continue
 		}
 		if inFence {
 			continue
 		}
-		if strings.HasPrefix(line, "## ") {
+		if strings.HasPrefix(t, "## ") {
 			break
 		}
-		switch box(line) {
-		case "open":
-			c.Total++
-			c.Unchecked++
+		open := strings.Count(line, "- [ ]")
+		done := strings.Count(line, "- [x]") + strings.Count(line, "- [X]")
+		c.Unchecked += open
+		c.Checked += done
+		c.Total += open + done
+		if open > 0 {
 			c.Open = append(c.Open, strings.TrimSpace(line))
-		case "checked":
-			c.Total++
-			c.Checked++
 		}
 	}
 	return c
+}
+
+// bodyLines splits a body as Rust's str::lines does: on "\n", dropping one
+// "\r" before it.
+func bodyLines(body []byte) []string {
+	lines := strings.Split(string(body), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
 }
 
 // box classifies a line as an open box, a checked box, or neither.

@@ -423,7 +423,7 @@ func (s *Store) runIDs() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
-		if e.IsDir() && ValidID(e.Name()) {
+		if e.IsDir() && fileIDPattern.MatchString(e.Name()) {
 			ids = append(ids, e.Name())
 		}
 	}

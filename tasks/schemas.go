@@ -15,5 +15,6 @@ func init() {
 		schemas.Entry{Name: "task-work", Tag: schemaTag, Description: "Agent runs (task_work_list).", Type: schemas.TypeOf[WorkList]()},
 		schemas.Entry{Name: "task-takeover", Tag: schemaTag, Description: "A run taken over (task_takeover).", Type: schemas.TypeOf[TakeoverResult]()},
 		schemas.Entry{Name: "task-diagnose", Tag: schemaTag, Description: "Where a task stands (task_diagnose).", Type: schemas.TypeOf[Diagnosis]()},
+		schemas.Entry{Name: "task-import", Tag: schemaTag, Description: "What git gloss task import brought over from Chant.", Type: schemas.TypeOf[ImportResult]()},
 	)
 }

@@ -66,12 +66,20 @@ func (g graph) add(t *Task) {
 // done reports whether a dependency counts as satisfied.
 func done(t *Task) bool { return t != nil && (t.Status == "completed" || t.Status == "cancelled") }
 
-// driverOf is the driver of a member id (a.1 → a), "" for others.
+// driverOf is the driver of a member id (a.1 → a), "" for others. Only a
+// numeric suffix makes a member: a hand-named task such as "v1.2-upgrade"
+// has no driver.
 func driverOf(id string) string {
-	if i := strings.LastIndexByte(id, '.'); i > 0 {
-		return id[:i]
+	i := strings.LastIndexByte(id, '.')
+	if i <= 0 || i == len(id)-1 {
+		return ""
 	}
-	return ""
+	for _, c := range id[i+1:] {
+		if c < '0' || c > '9' {
+			return ""
+		}
+	}
+	return id[:i]
 }
 
 // members lists the direct members of a driver, in order.

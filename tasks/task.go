@@ -148,28 +148,9 @@ func (s *Store) load() ([]*Task, error) {
 		return nil, err
 	}
 	defer unlock()
-	var paths []string
-	for _, dir := range []string{Dir, ArchiveDir} {
-		if _, err := s.tree.Resolve(dir); err != nil {
-			return nil, fmt.Errorf("the task folder: %w", err)
-		}
-		entries, err := fs.ReadDir(s.root.FS(), dir)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
-			name := e.Name()
-			if e.Type()&fs.ModeSymlink != 0 && strings.HasSuffix(name, ".md") && ValidID(strings.TrimSuffix(name, ".md")) {
-				paths = append(paths, path.Join(dir, name)) // read reports it as a problem
-				continue
-			}
-			if !e.IsDir() && strings.HasSuffix(name, ".md") && ValidID(strings.TrimSuffix(name, ".md")) {
-				paths = append(paths, path.Join(dir, name))
-			}
-		}
+	paths, odd, err := s.taskFiles()
+	if err != nil {
+		return nil, err
 	}
 	// Read on every core: thousands of small files are mostly system calls.
 	out := make([]*Task, len(paths))
@@ -181,7 +162,10 @@ func (s *Store) load() ([]*Task, error) {
 			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
 				out[i], errs[i] = s.read(paths[i])
 				if errs[i] == nil {
-					out[i].Archived = path.Dir(paths[i]) == ArchiveDir
+					out[i].Archived = strings.HasPrefix(paths[i], ArchiveDir+"/")
+					if odd[paths[i]] && out[i].parseErr == nil {
+						out[i].parseErr = fmt.Errorf("file name %q is not a usable task id (letters, digits, '.', '_' and '-'; ids look like 2026-11-22-001-k3x)", path.Base(paths[i]))
+					}
 				}
 			}
 		})
@@ -192,6 +176,48 @@ func (s *Store) load() ([]*Task, error) {
 	}
 	slices.SortFunc(out, func(a, b *Task) int { return CompareIDs(a.ID, b.ID) })
 	return out, nil
+}
+
+// fileIDPattern is what a task file's name may be, besides a date id:
+// Chant accepts any file name as an id (project prefixes such as
+// auth-2026-01-22-001-x7m, hand-named tasks such as fix-login).
+var fileIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// taskFiles lists the task files: every *.md below .gloss/tasks (the logs
+// folder aside), the archive at any depth — gloss's flat archive, and the
+// dated folders (archive/2026-02-13/<id>.md) Chant writes, so an archived
+// dependency still counts as done. odd marks the files whose name is no
+// usable id: they are listed with a problem, never skipped in silence.
+func (s *Store) taskFiles() (paths []string, odd map[string]bool, err error) {
+	if _, err := s.tree.Resolve(Dir); err != nil {
+		return nil, nil, fmt.Errorf("the task folder: %w", err)
+	}
+	odd = map[string]bool{}
+	err = fs.WalkDir(s.root.FS(), Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == Dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() {
+			if p == LogsDir || (p != Dir && strings.HasPrefix(d.Name(), ".")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		name := d.Name()
+		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			return nil
+		}
+		// A symbolic link is listed too: read reports it as a problem.
+		paths = append(paths, p)
+		if !fileIDPattern.MatchString(strings.TrimSuffix(name, ".md")) {
+			odd[p] = true
+		}
+		return nil
+	})
+	return paths, odd, err
 }
 
 // lockFiles takes the lock that keeps readers from seeing the task
@@ -443,8 +469,8 @@ func (s *Store) newID() (string, func(), error) {
 	date := time.Now().UTC().Format("2006-01-02")
 	seq := int64(0)
 	for _, t := range all {
-		if !strings.HasPrefix(t.ID, date+"-") {
-			continue
+		if !strings.HasPrefix(t.ID, date+"-") || !ValidID(strings.SplitN(t.ID, ".", 2)[0]) {
+			continue // a hand-named task (fix-login) has no sequence
 		}
 		if n, err := strconv.ParseInt(t.ID[11:14], 36, 64); err == nil && n > seq {
 			seq = n

@@ -1,0 +1,92 @@
+package notebook_test
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/fixtures"
+)
+
+// gloss runs a git-gloss command with extra environment variables.
+func glossEnv(t *testing.T, fx *fixtures.Repo, env []string, args ...string) string {
+	t.Helper()
+	cmd := fx.Command(fixtures.Binary(t), args...)
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git-gloss %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+const deployKit = "---\nid: deploy\ntype: kit\ntags: [ops]\n---\n# Deploy\n\nTag, then push the tag.\n"
+
+// A BlueKit project keeps its notebook in .bluekit/: gloss reads and
+// writes it there, and init adds nothing to it.
+func TestExistingBlueKitNotebook(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	fx.Commit("bluekit", map[string]string{
+		".bluekit/bluekit.md":     "# Our notebook\n",
+		".bluekit/kits/deploy.md": deployKit,
+	})
+	fx.MustGloss("init", "--no-mcp")
+	if st := fx.Git("status", "--porcelain", "--untracked-files=all", ".bluekit", ".gloss/notebook"); st != "" {
+		t.Fatalf("init wrote into the existing notebook (or a second one):\n%s", st)
+	}
+	if out := fx.MustGloss("note", "show", "kits/deploy.md"); !strings.Contains(out, "Tag, then push the tag.") {
+		t.Fatalf("the .bluekit notebook is not read:\n%s", out)
+	}
+	out := fx.MustGloss("note", "create", "rollback", "--type", "walkthrough", "-m", "# Rollback\n", "--json")
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res["path"] != "walkthroughs/rollback.md" || res["success"] != true {
+		t.Fatalf("write results carry the kit's path key: %s", out)
+	}
+	if _, ok := res["p"]; ok {
+		t.Fatalf("no short key where the kit has none: %s", out)
+	}
+	if _, err := os.Stat(fx.Path(".bluekit/walkthroughs/rollback.md")); err != nil {
+		t.Fatalf("the note must land in .bluekit: %v", err)
+	}
+}
+
+// BLUEKIT_ROOT names the notebook folder, as the kit's server reads it.
+func TestBlueKitRootVariable(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	fx.Commit("kb", map[string]string{"docs/kb/kits/deploy.md": deployKit})
+	env := []string{"BLUEKIT_ROOT=docs/kb"}
+	if out := glossEnv(t, fx, env, "note", "search", "push the tag"); !strings.Contains(out, "kits/deploy.md") {
+		t.Fatalf("search in $BLUEKIT_ROOT:\n%s", out)
+	}
+	glossEnv(t, fx, env, "init", "--no-mcp")
+	if st := fx.Git("status", "--porcelain", "--untracked-files=all"); strings.Contains(st, "docs/kb") || strings.Contains(st, ".gloss/notebook") {
+		t.Fatalf("init must not scaffold into (or beside) an existing notebook:\n%s", st)
+	}
+}
+
+// A new repository still gets the scaffold; a configured notebook that
+// already has notes does not.
+func TestScaffoldOnlyANewNotebook(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	fx.Commit("kb", map[string]string{
+		".gloss/config.toml": "[notebook]\npath = \"kb\"\n",
+		"kb/notes/first.md":  "# First\n",
+	})
+	var res struct {
+		Scaffolded []string `json:"scaffolded"`
+	}
+	out := fx.MustGloss("init", "--no-mcp", "--json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Scaffolded) != 0 {
+		t.Fatalf("scaffolded into an existing notebook: %v", res.Scaffolded)
+	}
+	if _, err := os.Stat(fx.Path("kb/index.md")); err == nil {
+		t.Fatal("index.md written into an existing notebook")
+	}
+}

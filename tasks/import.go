@@ -1,0 +1,261 @@
+package tasks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/frontmatter"
+)
+
+// ImportedDir keeps, verbatim, what another tool had that gloss has no
+// setting for (Chant's config.md and prompts), so nothing is lost.
+const ImportedDir = ".gloss/imported"
+
+// ImportResult is `git gloss task import`'s answer.
+type ImportResult struct {
+	Schema   string   `json:"$schema"`
+	From     string   `json:"from"`
+	Tasks    []string `json:"tasks"`    // active tasks written
+	Archived []string `json:"archived"` // archived tasks written
+	Logs     []string `json:"logs"`     // agent logs written
+	Kept     []string `json:"kept"`     // files kept verbatim under .gloss/imported
+	Same     []string `json:"same"`     // already there with the same bytes: skipped
+	Conflict []string `json:"conflict"` // already there with other bytes: left alone
+	Fixed    []string `json:"fixed"`    // tasks whose stored status was a computed one (blocked, ready): set to pending
+	Hints    []string `json:"hints"`
+	Commit   bool     `json:"committed"`
+}
+
+// chantLogName is <id>.log or <id>.<n>.log (a later run).
+var chantLogName = regexp.MustCompile(`^(.+?)(?:\.(\d+))?\.log$`)
+
+// ImportChant brings a Chant project (from, usually ".chant") over in one
+// step: specs/** become tasks in .gloss/tasks, archive/** (Chant's dated
+// folders kept) the archive, logs/<id>[.N].log the task's log, and
+// config.md and prompts/ are kept verbatim under .gloss/imported/chant.
+// Files already there are never overwritten. Everything lands in one
+// commit (or in the working tree with auto_commit off). Agent commands in
+// Chant's config are not carried over: gloss runs only what personal git
+// config names, so the answer says what to set.
+func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, error) {
+	if from == "" {
+		from = ".chant"
+	}
+	src, err := s.tree.Resolve(from)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := s.root.Stat(src); err != nil || !st.IsDir() {
+		return nil, fault.NotFoundf("%s: no Chant project here (want a folder with specs/)", from)
+	}
+	unlock, err := s.writeLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	res := &ImportResult{Schema: schemaTag, From: src, Tasks: []string{}, Archived: []string{}, Logs: []string{}, Kept: []string{},
+		Same: []string{}, Conflict: []string{}, Fixed: []string{}, Hints: []string{}}
+	var written []string
+	put := func(dst string, data []byte, list *[]string) error {
+		old, err := s.tree.ReadFile(dst, 0)
+		switch {
+		case err == nil && bytes.Equal(old, data):
+			res.Same = append(res.Same, dst)
+			return nil
+		case err == nil:
+			res.Conflict = append(res.Conflict, dst)
+			return nil
+		case fault.KindOf(err) != fault.NotFound:
+			return err
+		}
+		if err := s.root.MkdirAll(path.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := s.writeFile(dst, data); err != nil {
+			return err
+		}
+		*list = append(*list, dst)
+		written = append(written, dst)
+		return nil
+	}
+	specs, err := s.chantFiles(path.Join(src, "specs"), ".md")
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range specs {
+		data, err := s.tree.ReadFile(path.Join(src, "specs", rel), 0)
+		if err != nil {
+			return nil, err
+		}
+		data, fixed := storedStatusFix(data)
+		if fixed {
+			res.Fixed = append(res.Fixed, strings.TrimSuffix(path.Base(rel), ".md"))
+		}
+		if err := put(path.Join(Dir, rel), data, &res.Tasks); err != nil {
+			return nil, err
+		}
+	}
+	archived, err := s.chantFiles(path.Join(src, "archive"), ".md")
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range archived {
+		data, err := s.tree.ReadFile(path.Join(src, "archive", rel), 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := put(path.Join(ArchiveDir, rel), data, &res.Archived); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.importChantLogs(src, put, res); err != nil {
+		return nil, err
+	}
+	kept := []string{"config.md"}
+	prompts, err := s.chantFiles(path.Join(src, "prompts"), ".md")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range prompts {
+		kept = append(kept, path.Join("prompts", p))
+	}
+	for _, rel := range kept {
+		data, err := s.tree.ReadFile(path.Join(src, rel), 0)
+		if fault.KindOf(err) == fault.NotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rel == "config.md" {
+			res.Hints = append(res.Hints, chantConfigHints(data)...)
+		}
+		if err := put(path.Join(ImportedDir, "chant", rel), data, &res.Kept); err != nil {
+			return nil, err
+		}
+	}
+	if len(res.Conflict) > 0 {
+		res.Hints = append(res.Hints, fmt.Sprintf("%d file(s) already in gloss differ from Chant's and were left alone: compare them by hand", len(res.Conflict)))
+	}
+	res.Hints = append(res.Hints, fmt.Sprintf("%s is left in place: remove it (git rm -r %s) once the team has switched", src, src))
+	if len(written) == 0 {
+		return res, nil
+	}
+	slices.Sort(written)
+	n := len(res.Tasks) + len(res.Archived)
+	if err := s.record(ctx, "import", fmt.Sprintf("from %s (%d task(s))", src, n), written...); err != nil {
+		return nil, err
+	}
+	res.Commit = s.autoCommit()
+	return res, nil
+}
+
+// chantFiles lists the files with ext below dir (recursively, hidden files
+// and folders aside), relative to dir and sorted; none when dir is absent.
+func (s *Store) chantFiles(dir, ext string) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(s.root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != dir {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ext) {
+			out = append(out, strings.TrimPrefix(p, dir+"/"))
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+// importChantLogs gathers each task's logs (Chant keeps later runs in
+// <id>.N.log) into the one log gloss keeps per task, runs in order.
+func (s *Store) importChantLogs(src string, put func(string, []byte, *[]string) error, res *ImportResult) error {
+	names, err := s.chantFiles(path.Join(src, "logs"), ".log")
+	if err != nil {
+		return err
+	}
+	type run struct {
+		n    int
+		data []byte
+	}
+	runs := map[string][]run{}
+	for _, name := range names {
+		m := chantLogName.FindStringSubmatch(path.Base(name))
+		if m == nil || strings.Contains(name, "/") || m[1] == "watch" {
+			continue
+		}
+		n := 0
+		if m[2] != "" {
+			fmt.Sscan(m[2], &n)
+		}
+		data, err := s.tree.ReadFile(path.Join(src, "logs", name), 0)
+		if err != nil {
+			return err
+		}
+		runs[m[1]] = append(runs[m[1]], run{n, data})
+	}
+	ids := make([]string, 0, len(runs))
+	for id := range runs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		rs := runs[id]
+		slices.SortFunc(rs, func(a, b run) int { return a.n - b.n })
+		var buf bytes.Buffer
+		for i, r := range rs {
+			if i > 0 {
+				buf.WriteString("\n" + strings.Repeat("=", 80) + "\n")
+			}
+			buf.Write(r.data)
+		}
+		if err := put(committedLog(id), buf.Bytes(), &res.Logs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storedStatusFix turns a stored blocked or ready (computed states Chant
+// sometimes writes) into pending; gloss computes them on read.
+func storedStatusFix(data []byte) ([]byte, bool) {
+	doc, err := frontmatter.Parse(data)
+	if err != nil || doc.FM == nil {
+		return data, false
+	}
+	st := frontmatter.String(doc.FM, "status")
+	if st != "blocked" && st != "ready" {
+		return data, false
+	}
+	if err := frontmatter.Set(doc.FM, "status", "pending"); err != nil {
+		return data, false
+	}
+	out, err := frontmatter.Render(doc.FM, doc.Body)
+	if err != nil {
+		return data, false
+	}
+	return out, true
+}
+
+// chantConfigHints says what of Chant's config gloss takes from elsewhere:
+// the agent command comes from personal git config only.
+func chantConfigHints([]byte) []string {
+	return []string{"Chant's config.md is kept in " + ImportedDir + "/chant/; gloss never runs a command named in a committed file, so set the agent with git config gloss.agent '<command>' (default: claude -p)"}
+}
