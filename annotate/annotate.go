@@ -163,7 +163,7 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 		}
 		for _, id := range c.Supersedes {
 			if !known[id] {
-				return nil, fault.NotFoundf("no record %s on commit %s", id, short(commit.ID))
+				return nil, fault.NotFoundf("no record %s on commit %s", id, gitops.ShortID(commit.ID))
 			}
 		}
 		author := Author{Kind: "agent"}

@@ -59,7 +59,7 @@ func draftRegions(repo *gitops.Repo, commit *gitops.Commit) ([]*changedFile, err
 // hunkRanges returns the changed line ranges on the new side. A pure
 // deletion marks the line where it happened.
 func hunkRanges(ch gitops.Change, content []byte) []Lines {
-	n := countLines(content)
+	n := gitops.CountLines(content)
 	var out []Lines
 	for _, h := range ch.Hunks {
 		switch {
@@ -74,19 +74,6 @@ func hunkRanges(ch gitops.Change, content []byte) []Lines {
 		out = append(out, Lines{1, n})
 	}
 	return out
-}
-
-func countLines(data []byte) int {
-	n := 0
-	for _, b := range data {
-		if b == '\n' {
-			n++
-		}
-	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // regionsFor turns changed ranges into region records.
@@ -138,7 +125,7 @@ func regionsFor(commit string, f *changedFile, ranges []Lines) []Region {
 	}
 	if len(out) > maxRegionsPerFile {
 		r := newRegion(commit, f.path)
-		r.Lines = Lines{1, max(countLines(f.content), 1)}
+		r.Lines = Lines{1, max(gitops.CountLines(f.content), 1)}
 		out = []Region{r}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Lines.Start < out[j].Lines.Start })
@@ -206,7 +193,7 @@ func (v *commitView) file(path string) (*changedFile, error) {
 		return nil, err
 	}
 	if blob == "" {
-		return nil, fault.NotFoundf("%s is not in commit %s", path, short(v.commit.ID))
+		return nil, fault.NotFoundf("%s is not in commit %s", path, gitops.ShortID(v.commit.ID))
 	}
 	content, err := v.repo.ReadBlob(blob)
 	if err != nil {
@@ -249,7 +236,7 @@ func (v *commitView) apply(c Context) error {
 	if c.Author != nil {
 		r.Author = *c.Author
 	}
-	whole := Lines{1, max(countLines(target.content), 1)}
+	whole := Lines{1, max(gitops.CountLines(target.content), 1)}
 	switch {
 	case c.Anchor != "":
 		if as := treesitter.Find(target.anchors, c.Anchor); len(as) > 0 {
@@ -303,8 +290,6 @@ func (v *commitView) regions() []Region {
 	}
 	return out
 }
-
-func short(id string) string { return id[:min(12, len(id))] }
 
 func matchesContext(r *Region, c Context, anchors []treesitter.Anchor) bool {
 	switch {

@@ -180,7 +180,7 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 		for _, doc := range docs[obj] {
 			recs, err := convertChronicle(repo, obj, doc)
 			if err != nil {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v: skipped", short(obj), err))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v: skipped", gitops.ShortID(obj), err))
 				continue
 			}
 			for _, r := range recs {
@@ -307,12 +307,12 @@ func chronicleDocs(repo *gitops.Repo, opts ChronicleOptions, res *notes.ImportRe
 			if err := dec.Decode(&raw); err == io.EOF {
 				break
 			} else if err != nil {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("note on %s is not JSON: skipped", short(e.Object)))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("note on %s is not JSON: skipped", gitops.ShortID(e.Object)))
 				break
 			}
 			var doc chronicleNote
 			if json.Unmarshal(raw, &doc) != nil {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("note on %s is not a Chronicle annotation: skipped", short(e.Object)))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("note on %s is not a Chronicle annotation: skipped", gitops.ShortID(e.Object)))
 				continue
 			}
 			out[e.Object] = append(out[e.Object], rawDoc{doc, raw})
@@ -414,7 +414,7 @@ func (ci *chronicleImport) fileLines(file string) int {
 	}
 	n := 1
 	if data, err := ci.repo.ReadFile(ci.commit, file); err == nil {
-		n = max(countLines(data), 1)
+		n = max(gitops.CountLines(data), 1)
 	}
 	ci.lineMem[file] = n
 	return n

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,7 +149,7 @@ func (e *RecipeEnv) annotate(ctx context.Context, repo *gitops.Repo) error {
 	}
 	recs := map[string][]any{}
 	author := annotate.Author{Kind: "agent", Name: "bench"}
-	for _, c := range slices.Sorted(mapKeys(spans)) {
+	for _, c := range slices.Sorted(maps.Keys(spans)) {
 		s := spans[c]
 		recs[c] = append(recs[c], annotate.Region{Header: notes.NewHeader(annotate.Schema), Kind: annotate.KindRegion,
 			Commit: c, File: s.file, Anchor: &annotate.Anchor{Kind: "method", Name: e.Anchor},
@@ -170,16 +171,6 @@ func (e *RecipeEnv) annotate(ctx context.Context, repo *gitops.Repo) error {
 		e.Records += len(rs)
 	}
 	return notes.Open(repo, notes.Annotations).AppendMany(ctx, recs)
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // RecipeCase is one command of the recipe timed against git blame.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
 )
 
 // AnnotateCmd is `git gloss annotate`.
@@ -101,7 +102,7 @@ func (c *AnnotateCmd) Run(g *Globals) error {
 	}
 	return g.emit(res, func(s *styler) {
 		if res.Commit != "" {
-			s.printf("wrote %d record(s) on %s\n", len(res.Written), shortID(res.Commit))
+			s.printf("wrote %d record(s) on %s\n", len(res.Written), gitops.ShortID(res.Commit))
 			if len(res.Superseded) > 0 {
 				s.printf("superseding %s\n", strings.Join(res.Superseded, ", "))
 			}

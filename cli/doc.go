@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/noma"
 	"github.com/gloss-dev/gloss/safepath"
 )
@@ -105,7 +108,7 @@ func (c *DocIdsCmd) Run(g *Globals) error {
 			for _, id := range res.IDs {
 				s.println(id)
 			}
-			for _, a := range sortedKeys(res.Aliases) {
+			for _, a := range slices.Sorted(maps.Keys(res.Aliases)) {
 				s.printf("%s → %s\n", s.dim(a), res.Aliases[a])
 			}
 		})
@@ -312,7 +315,7 @@ func (c *DocReplayCmd) Run(k *kong.Context, g *Globals) error {
 	}
 	if err := g.emit(res, func(s *styler) {
 		if res.OK {
-			s.printf("%s replayed %d applied op(s) from %s (%s): sha256 %s matches the transcript", s.green("✓"), res.Applied, short12(res.Base), res.BaseFrom, short12(res.FinalSHA256))
+			s.printf("%s replayed %d applied op(s) from %s (%s): sha256 %s matches the transcript", s.green("✓"), res.Applied, gitops.ShortID(res.Base), res.BaseFrom, gitops.ShortID(res.FinalSHA256))
 			if !res.Current {
 				s.printf("; the file has changed since")
 			}
@@ -327,13 +330,6 @@ func (c *DocReplayCmd) Run(k *kong.Context, g *Globals) error {
 		return checkFailed(k)
 	}
 	return nil
-}
-
-func short12(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // DocVerifyCmd is `git gloss doc verify`.

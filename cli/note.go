@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/gloss-dev/gloss/fault"
@@ -127,7 +129,7 @@ func (c *NoteShowCmd) Run(g *Globals) error {
 		}
 		return g.emitNote(res, c.Pretty, func(s *styler) {
 			s.println(s.bold(res.Path))
-			for _, k := range sortedKeys(res.Frontmatter) {
+			for _, k := range slices.Sorted(maps.Keys(res.Frontmatter)) {
 				s.printf("  %s %v\n", s.dim(k+":"), res.Frontmatter[k])
 			}
 			s.println()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/schemas"
@@ -110,14 +109,4 @@ func (s *styler) mark(ok bool) string {
 		return s.green("✓")
 	}
 	return s.red("✗")
-}
-
-// sortedKeys lists a map's keys in order, for stable human output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/why"
 )
 
@@ -112,7 +113,7 @@ func printRegion(s *styler, r why.RegionView) {
 	if r.Anchor != nil {
 		name = r.Anchor.Name
 	}
-	where := fmt.Sprintf("lines %d-%d at %s", r.Lines.Start, r.Lines.End, shortID(r.Commit))
+	where := fmt.Sprintf("lines %d-%d at %s", r.Lines.Start, r.Lines.End, gitops.ShortID(r.Commit))
 	if r.Current != nil {
 		where += fmt.Sprintf(", now %d-%d", r.Current.Start, r.Current.End)
 	}
@@ -182,8 +183,6 @@ func printRegion(s *styler, r why.RegionView) {
 	}
 	s.printf("  %s\n", s.dim(fmt.Sprintf("by %s · %s · via %s · score %.2f", who, when, r.Source, r.Score)))
 }
-
-func shortID(id string) string { return id[:min(8, len(id))] }
 
 // DepsCmd is `git gloss deps`.
 type DepsCmd struct {
@@ -265,7 +264,7 @@ func (c *HistoryCmd) Run(g *Globals) error {
 			if e.Anchor != nil {
 				name = e.Anchor.Name
 			}
-			s.printf("%s %s  %s  %s\n", s.dim(e.Time[:10]), s.dim(shortID(e.Commit)), s.bold(name), e.Author)
+			s.printf("%s %s  %s  %s\n", s.dim(e.Time[:10]), s.dim(gitops.ShortID(e.Commit)), s.bold(name), e.Author)
 			s.printf("    %s\n", e.Intent)
 			for _, ct := range e.Constraints {
 				s.printf("    %s %s\n", s.red("must:"), ct.Text)

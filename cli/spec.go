@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
 	"github.com/gloss-dev/gloss/spec"
 )
@@ -174,7 +175,7 @@ func (c *SpecAffectedCmd) Run(g *Globals) error {
 			return err
 		}
 		return g.emit(res, func(s *styler) {
-			s.printf("%d changed file(s) since %s (%s %s)\n", len(res.ChangedFiles), res.Base, res.BaseMode, short(res.BaseCommit))
+			s.printf("%d changed file(s) since %s (%s %s)\n", len(res.ChangedFiles), res.Base, res.BaseMode, gitops.ShortID(res.BaseCommit))
 			for _, a := range res.AffectedSpecs {
 				why := []string{}
 				if a.SpecChanged {
@@ -194,13 +195,6 @@ func (c *SpecAffectedCmd) Run(g *Globals) error {
 			printWarnings(s, res.Warnings)
 		})
 	})
-}
-
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }
 
 func first(s []string, n int) []string {
@@ -231,7 +225,7 @@ func (c *SpecDiffCmd) Run(g *Globals) error {
 			return err
 		}
 		return g.emit(res, func(s *styler) {
-			s.printf("%s against %s (%s %s), cache %s\n", s.bold(res.SpecPath), res.Base, res.BaseMode, short(res.BaseCommit), res.Cache.State)
+			s.printf("%s against %s (%s %s), cache %s\n", s.bold(res.SpecPath), res.Base, res.BaseMode, gitops.ShortID(res.BaseCommit), res.Cache.State)
 			list := func(label string, items []string) {
 				if len(items) > 0 {
 					s.printf("%s %s\n", s.dim(label), strings.Join(items, ", "))
@@ -313,7 +307,7 @@ func (c *SpecMarkCmd) Run(g *Globals) error {
 			return err
 		}
 		return g.emit(res, func(s *styler) {
-			s.printf("%d file(s) marked reconciled on %s\n", res.Updated, short(res.Commit))
+			s.printf("%d file(s) marked reconciled on %s\n", res.Updated, gitops.ShortID(res.Commit))
 			for _, r := range res.Records {
 				s.printf("  %s  %d file(s)  %s\n", r.SpecPath, r.Files, s.dim(r.ID))
 			}
@@ -353,7 +347,7 @@ func (c *SpecSnapshotCmd) Run(g *Globals) error {
 			return err
 		}
 		return g.emit(res, func(s *styler) {
-			s.printf("Snapshot saved to %s: %d file(s), %d spec(s) at %s. Commit it to share a warm start.\n", res.StatePath, res.Files, res.Specs, short(res.GitHash))
+			s.printf("Snapshot saved to %s: %d file(s), %d spec(s) at %s. Commit it to share a warm start.\n", res.StatePath, res.Files, res.Specs, gitops.ShortID(res.GitHash))
 		})
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/tasks"
 )
 
@@ -219,7 +220,7 @@ func (c *TaskShowCmd) Run(g *Globals) error {
 			}
 			st.printf("criteria    %d of %d checked\n", res.Criteria.Checked, res.Criteria.Total)
 			for _, l := range res.Linked {
-				st.printf("commit      %s %s\n", st.dim(shortID(l.ID)), l.Subject)
+				st.printf("commit      %s %s\n", st.dim(gitops.ShortID(l.ID)), l.Subject)
 			}
 			st.println()
 			st.printf("%s", res.Body)

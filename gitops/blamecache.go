@@ -126,7 +126,7 @@ func (r *Repo) blamePosition(commit, path string) (string, error) {
 	blob, ok := blobAt(c, path)
 	if !ok {
 		c.Free()
-		return "", fmt.Errorf("%s at %s: %w", path, commit[:min(12, len(commit))], ErrNotFound)
+		return "", fmt.Errorf("%s at %s: %w", path, ShortID(commit), ErrNotFound)
 	}
 	steps := 0
 	for {
@@ -228,7 +228,7 @@ func (r *Repo) UpdateBlameCache(ctx context.Context, commit string) error {
 		if err != nil {
 			return err
 		}
-		r.storeBlame(c.ID, p, newFileEntry(c.ID, p, countLines(data), meta))
+		r.storeBlame(c.ID, p, newFileEntry(c.ID, p, CountLines(data), meta))
 	}
 	if len(derive) == 0 {
 		return nil
@@ -247,7 +247,7 @@ func (r *Repo) UpdateBlameCache(ctx context.Context, commit string) error {
 			if err != nil {
 				return err
 			}
-			e = newFileEntry(c.ID, f.newPath, countLines(data), meta)
+			e = newFileEntry(c.ID, f.newPath, CountLines(data), meta)
 		} else {
 			key, err := r.blamePosition(parent, f.oldPath)
 			if err != nil {
@@ -596,14 +596,6 @@ func newFileEntry(commit, path string, lines int, meta BlameCommit) *blameEntry 
 		e.runs = []blameRun{{start: 1, count: lines, commit: 0, origStart: 1, path: 0}}
 	}
 	return e
-}
-
-func countLines(data []byte) int {
-	n := bytes.Count(data, []byte{'\n'})
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // pass derives the blame of the new version of a file from e, the blame of

@@ -3,6 +3,7 @@ package gitops_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -89,7 +90,7 @@ func checkRandomHistory(t *testing.T, seed uint64, commits int) {
 	fx.Git("commit", "-q", "-m", "start")
 	var history []string
 	for c := 0; c < commits; c++ {
-		names := slices.Sorted(mapKeys(files))
+		names := slices.Sorted(maps.Keys(files))
 		switch r := rng.IntN(20); {
 		case r == 0 && len(names) > 2: // rename with a small edit
 			from := names[rng.IntN(len(names))]
@@ -140,16 +141,6 @@ func checkRandomHistory(t *testing.T, seed uint64, commits int) {
 	}
 	for name := range files {
 		compareBlame(t, repo, "", name, 0, 0)
-	}
-}
-
-func mapKeys(m map[string][]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 

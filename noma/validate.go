@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gloss-dev/gloss/editdist"
 )
 
 // Severities.
@@ -273,7 +275,7 @@ func (v *validator) suggest(t string) string {
 	}
 	best, bestD, unique := "", 3, false
 	consider := func(c string) {
-		d := boundedLevenshtein(t, c, bestD)
+		d := editdist.Bounded(t, c, bestD)
 		if d < bestD {
 			best, bestD, unique = c, d, true
 		} else if d == bestD && c != best {
@@ -291,53 +293,6 @@ func (v *validator) suggest(t string) string {
 	}
 	v.suggested[t] = best
 	return best
-}
-
-// boundedLevenshtein is the edit distance of a and b when it is at most
-// limit, and limit+1 otherwise (a band of width limit, early exit).
-func boundedLevenshtein(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > limit || -d > limit {
-		return limit + 1
-	}
-	d := levenshteinBand(ra, rb, limit)
-	if d > limit {
-		return limit + 1
-	}
-	return d
-}
-
-func levenshteinBand(ra, rb []rune, limit int) int {
-	inf := limit + 1
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = min(j, inf)
-	}
-	for i := 1; i <= len(ra); i++ {
-		lo, hi := max(1, i-limit), min(len(rb), i+limit)
-		cur[0] = min(i, inf)
-		if lo > 1 {
-			cur[lo-1] = inf
-		}
-		rowMin := cur[0]
-		for j := lo; j <= hi; j++ {
-			c := 1
-			if ra[i-1] == rb[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c, inf)
-			rowMin = min(rowMin, cur[j])
-		}
-		if hi < len(rb) {
-			cur[hi+1] = inf
-		}
-		if rowMin >= inf {
-			return inf
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 func (v *validator) broken(n *Node, t, key string) {

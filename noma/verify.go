@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,7 +167,7 @@ func checkFixture(dir string) (int, string) {
 		if !slices.Equal(got, want) {
 			return checks, fmt.Sprintf("ids mismatch: got %s, expected %s", jsonList(got), jsonList(want))
 		}
-		for _, k := range sortedKeys(ids.Aliases) {
+		for _, k := range slices.Sorted(maps.Keys(ids.Aliases)) {
 			var have []string
 			if n := doc.Find(k); n != nil {
 				have = append(have, n.Aliases...)
@@ -219,7 +220,7 @@ func checkFixture(dir string) (int, string) {
 		return checks, "expected.spans.json: " + err.Error()
 	} else if ok {
 		checks++
-		for _, id := range sortedKeys(spans) {
+		for _, id := range slices.Sorted(maps.Keys(spans)) {
 			n := doc.Find(id)
 			if n == nil {
 				continue
@@ -292,15 +293,6 @@ func jsonList(s []string) string {
 	}
 	data, _ := json.Marshal(s)
 	return string(data)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // Dump is a canonical text form of a tree (types, spans, ids, attributes

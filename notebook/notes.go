@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -624,20 +625,10 @@ func (nb *Notebook) ListFolders() (*FoldersResult, error) {
 		return nil, err
 	}
 	res := &FoldersResult{Schema: schemaTag, Folders: []FolderEntry{}}
-	for _, f := range slices.Sorted(mapKeysInt(counts)) {
+	for _, f := range slices.Sorted(maps.Keys(counts)) {
 		res.Folders = append(res.Folders, FolderEntry{Path: f, Notes: counts[f]})
 	}
 	return res, nil
-}
-
-func mapKeysInt(m map[string]int) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // CreateFolder makes a folder (and its parents), kept in git by a .gitkeep.

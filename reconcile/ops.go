@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -821,7 +821,7 @@ func (w *Workspace) Mark(ctx context.Context, in MarkInput) (*MarkResult, error)
 	who := actor(ctx, w.Repo, in.Via)
 	var recs []any
 	counted := map[string]bool{}
-	for _, sp := range slices.Sorted(mapKeys(perSpec)) {
+	for _, sp := range slices.Sorted(maps.Keys(perSpec)) {
 		specHash, sf := w.Tree.Hashes([]string{sp})
 		if err := sf[sp]; err != nil {
 			return nil, fmt.Errorf("hash %s: %w", sp, err)
@@ -966,18 +966,3 @@ func nonNil[T any](s []T) []T {
 }
 
 func nonNilR(s []Rename) []Rename { return nonNil(s) }
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}

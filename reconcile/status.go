@@ -310,8 +310,8 @@ func pushMessage(specs []PushSpec, remote string) (string, bool) {
 	}
 	if base == "" {
 		base = remote + "/main"
-	} else if len(base) > 12 {
-		base = base[:12]
+	} else {
+		base = gitops.ShortID(base)
 	}
 	fmt.Fprintf(&b, "Next: git gloss spec validate; git gloss spec diff <spec> --base %s; reconcile; then git gloss spec mark <files> (records travel with git gloss sync).\n", base)
 	if block {

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gloss-dev/gloss/editdist"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -303,7 +306,7 @@ func (v *validator) checkObject(s *schemaNode, n *yaml.Node, ptr string) {
 			continue
 		}
 		if s.closed {
-			known := slices.Sorted(mapKeys(s.Properties))
+			known := slices.Sorted(maps.Keys(s.Properties))
 			hint := ""
 			if near := nearest(key, known); near != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", near)
@@ -314,16 +317,6 @@ func (v *validator) checkObject(s *schemaNode, n *yaml.Node, ptr string) {
 	for _, r := range s.Required {
 		if !present[r] {
 			v.add(n, ptr, "missing required key %q", r)
-		}
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
@@ -343,29 +336,9 @@ func article(t string) string {
 func nearest(key string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := editDistance(key, k); d < bestD {
+		if d := editdist.Bounded(key, k, bestD-1); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

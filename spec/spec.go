@@ -10,6 +10,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -173,7 +174,7 @@ func firstBadLine(data []byte) int {
 // is a problem at its line.
 func (s *Spec) compileGlobs(top *yaml.Node) {
 	arts := child(top, "artifacts")
-	for _, cat := range slices.Sorted(mapKeys(s.Artifacts)) {
+	for _, cat := range slices.Sorted(maps.Keys(s.Artifacts)) {
 		var set GlobSet
 		catNode := child(arts, cat)
 		for i, ref := range s.Artifacts[cat] {

@@ -148,24 +148,14 @@ func openFile(repo *gitops.Repo, p, rev string) (*file, error) {
 		data, err := repo.ReadFile(id, rel)
 		if err != nil {
 			if gitops.IsNotFound(err) {
-				return nil, fault.NotFoundf("%s: no such file at %s", rel, p2short(id))
+				return nil, fault.NotFoundf("%s: no such file at %s", rel, gitops.ShortID(id))
 			}
 			return nil, err
 		}
 		f.content = data
 	}
-	f.lines = countLines(f.content)
+	f.lines = gitops.CountLines(f.content)
 	return f, nil
-}
-
-func p2short(id string) string { return id[:min(12, len(id))] }
-
-func countLines(data []byte) int {
-	n := strings.Count(string(data), "\n")
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // Read answers a query.

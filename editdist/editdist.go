@@ -1,0 +1,52 @@
+// Package editdist measures how far apart two words are, for the
+// "did you mean" hints of validators (an unknown spec key, a reference to
+// an unknown block id).
+package editdist
+
+// Bounded is the Levenshtein distance of a and b, in runes, when it is at
+// most limit, and limit+1 otherwise. Only a band of width limit around the
+// diagonal is computed, and it stops early, so a far-off pair costs little.
+func Bounded(a, b string, limit int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > limit || -d > limit {
+		return limit + 1
+	}
+	d := band(ra, rb, limit)
+	if d > limit {
+		return limit + 1
+	}
+	return d
+}
+
+func band(ra, rb []rune, limit int) int {
+	inf := limit + 1
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = min(j, inf)
+	}
+	for i := 1; i <= len(ra); i++ {
+		lo, hi := max(1, i-limit), min(len(rb), i+limit)
+		cur[0] = min(i, inf)
+		if lo > 1 {
+			cur[lo-1] = inf
+		}
+		rowMin := cur[0]
+		for j := lo; j <= hi; j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c, inf)
+			rowMin = min(rowMin, cur[j])
+		}
+		if hi < len(rb) {
+			cur[hi+1] = inf
+		}
+		if rowMin >= inf {
+			return inf
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
