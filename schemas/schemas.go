@@ -33,6 +33,9 @@ var (
 	mu       sync.Mutex
 	registry = map[string]Entry{}
 	cache    = map[string]*jsonschema.Schema{}
+	// typeTags maps a registered Go type to its tag; "" when two entries
+	// give the same type different tags (then Encode leaves it alone).
+	typeTags = map[reflect.Type]string{}
 )
 
 // Register adds shapes to the registry. Capability packages call it from an
@@ -45,6 +48,15 @@ func Register(entries ...Entry) {
 			panic("schemas: duplicate name " + e.Name)
 		}
 		registry[e.Name] = e
+		if e.Type == nil || e.Tag == "" {
+			continue
+		}
+		t := deref(e.Type)
+		if old, seen := typeTags[t]; seen && old != e.Tag {
+			typeTags[t] = ""
+		} else {
+			typeTags[t] = e.Tag
+		}
 	}
 }
 
@@ -92,7 +104,7 @@ func Schema(name string) (*jsonschema.Schema, error) {
 		cache[name] = &s
 		return s.CloneSchemas(), nil
 	}
-	s, err := jsonschema.ForType(e.Type, &jsonschema.ForOptions{})
+	s, err := ForType(e.Type)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
@@ -100,10 +112,25 @@ func Schema(name string) (*jsonschema.Schema, error) {
 	s.Title = e.Tag
 	s.Description = e.Description
 	if p, ok := s.Properties["$schema"]; ok && e.Tag != "" {
-		p.Const = jsonschema.Ptr[any](e.Tag)
+		p.Enum = []any{e.Tag}
 	}
 	cache[name] = s
 	return s.CloneSchemas(), nil
+}
+
+// OutputSchema is the schema of a registered shape as an MCP tool's
+// outputSchema: portable, without the id, title and description that the
+// tool's own description already covers.
+func OutputSchema(name string) (*jsonschema.Schema, error) {
+	s, err := Schema(name)
+	if err != nil {
+		return nil, err
+	}
+	if e, _ := Lookup(name); e.Raw != nil {
+		Portable(s)
+	}
+	s.ID, s.Title, s.Description = "", "", ""
+	return s, nil
 }
 
 // Document returns the schema as indented JSON with a meta-schema line, for
@@ -127,12 +154,57 @@ func Document(name string) ([]byte, error) {
 // Encode is the one JSON encoding of gloss's machine-readable output:
 // compact, one line, no HTML escaping (agents read "<" better than
 // "\u003c"), without a trailing newline.
+//
+// It also keeps two promises every output makes: no null anywhere (empty
+// arrays are [], see dropNulls), and the "$schema" tag of a registered type
+// is the one its registry entry names, so each shape has its own id.
 func Encode(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := encodeTo(&buf, v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	t := reflect.TypeOf(v)
+	data, err := dropNulls(bytes.TrimRight(buf.Bytes(), "\n"), t)
+	if err != nil {
+		return nil, fmt.Errorf("encode %v: %w", t, err)
+	}
+	return pinTag(data, t), nil
+}
+
+func encodeTo(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// encodeString writes s as a JSON string, escaped as Encode escapes.
+func encodeString(buf *bytes.Buffer, s string) error {
+	if err := encodeTo(buf, s); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // the encoder's newline
+	return nil
+}
+
+// pinTag rewrites the leading "$schema" member of data to the tag the
+// registry gives type t, when it gives one.
+func pinTag(data []byte, t reflect.Type) []byte {
+	if t == nil {
+		return data
+	}
+	mu.Lock()
+	tag := typeTags[deref(t)]
+	mu.Unlock()
+	const prefix = `{"$schema":"`
+	if tag == "" || !bytes.HasPrefix(data, []byte(prefix)) {
+		return data
+	}
+	end := bytes.IndexByte(data[len(prefix):], '"')
+	if end < 0 || string(data[len(prefix):len(prefix)+end]) == tag {
+		return data
+	}
+	out := make([]byte, 0, len(data)+len(tag))
+	out = append(out, prefix...)
+	out = append(out, tag...)
+	return append(out, data[len(prefix)+end:]...)
 }
