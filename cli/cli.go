@@ -21,6 +21,7 @@ import (
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/mcp"
+	"github.com/gloss-dev/gloss/schemas"
 )
 
 // Exit codes. They are part of gloss's interface: scripts and hooks branch
@@ -160,7 +161,7 @@ func (g *Globals) report(err error) int {
 	}
 	code := exitCodeFor(err)
 	if g.JSON && !errors.Is(err, errSilent) {
-		g.printJSON(errorOutput{Schema: "gloss-error/v1", Error: err.Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
+		g.printJSON(schemas.ErrorOutput{Schema: "gloss-error/v1", Error: err.Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
 	}
 	if !errors.Is(err, errSilent) {
 		fmt.Fprintln(g.stderr, "git gloss: error:", err)
@@ -170,13 +171,6 @@ func (g *Globals) report(err error) int {
 
 // errSilent marks a failure whose explanation the command already printed.
 var errSilent = errors.New("failed")
-
-type errorOutput struct {
-	Schema   string `json:"$schema"`
-	Error    string `json:"error"`
-	Kind     string `json:"kind"`
-	ExitCode int    `json:"exit_code"`
-}
 
 func exitCodeFor(err error) int {
 	if errors.Is(err, context.Canceled) {

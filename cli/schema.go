@@ -25,18 +25,7 @@ that writes it. Agents can learn the shapes from here instead of guessing.
 // Run prints a schema or the list.
 func (c *SchemaCmd) Run(g *Globals) error {
 	if c.Name == "" {
-		type item struct {
-			Name        string `json:"name"`
-			Tag         string `json:"tag"`
-			Description string `json:"description"`
-		}
-		out := struct {
-			Schema  string `json:"$schema"`
-			Schemas []item `json:"schemas"`
-		}{Schema: "gloss-schemas/v1"}
-		for _, e := range schemas.All() {
-			out.Schemas = append(out.Schemas, item{e.Name, e.Tag, e.Description})
-		}
+		out := schemas.List()
 		return g.emit(out, func(s *styler) {
 			for _, it := range out.Schemas {
 				s.printf("%-22s %-28s %s\n", s.bold(it.Name), s.dim(it.Tag), it.Description)

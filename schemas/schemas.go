@@ -208,3 +208,52 @@ func pinTag(data []byte, t reflect.Type) []byte {
 	out = append(out, tag...)
 	return append(out, data[len(prefix)+end:]...)
 }
+
+// Listing is what `git gloss schema --json` and gloss_schema without a
+// name print: every registered shape.
+type Listing struct {
+	Schema  string        `json:"$schema"`
+	Schemas []ListingItem `json:"schemas"`
+}
+
+// ListingItem is one shape of a Listing.
+type ListingItem struct {
+	Name        string `json:"name" jsonschema:"what git gloss schema NAME takes"`
+	Tag         string `json:"tag" jsonschema:"the $schema value of that shape"`
+	Description string `json:"description"`
+}
+
+// List returns the registry as a Listing.
+func List() *Listing {
+	out := &Listing{Schema: "gloss-schemas/v1", Schemas: []ListingItem{}}
+	for _, e := range All() {
+		out.Schemas = append(out.Schemas, ListingItem{e.Name, e.Tag, e.Description})
+	}
+	return out
+}
+
+// ByTag finds the entry whose shape carries tag.
+func ByTag(tag string) (Entry, bool) {
+	for _, e := range All() {
+		if e.Tag == tag {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// ErrorOutput is what a command run with --json prints on stdout when it
+// fails.
+type ErrorOutput struct {
+	Schema   string `json:"$schema"`
+	Error    string `json:"error"`
+	Kind     string `json:"kind" jsonschema:"usage, not_found, conflict, check or internal"`
+	ExitCode int    `json:"exit_code"`
+}
+
+func init() {
+	Register(
+		Entry{Name: "schemas", Tag: "gloss-schemas/v1", Description: "The registered shapes (git gloss schema --json).", Type: TypeOf[Listing]()},
+		Entry{Name: "error", Tag: "gloss-error/v1", Description: "A failed command run with --json: the error, its kind and the exit code.", Type: TypeOf[ErrorOutput]()},
+	)
+}
