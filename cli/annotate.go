@@ -129,7 +129,7 @@ func (c *AnnotateCmd) contexts(g *Globals) ([]annotate.Context, error) {
 	ctx := annotate.Context{File: c.File, Anchor: c.Anchor, Intent: c.Intent, Reasoning: c.Reasoning,
 		Constraints: c.Constraint, Risks: c.Risk, Tags: c.Tag, Supersedes: c.Supersedes, Author: &author}
 	if c.Lines != "" {
-		l, err := parseLines(c.Lines)
+		l, err := annotate.ParseLines(c.Lines)
 		if err != nil {
 			return nil, err
 		}

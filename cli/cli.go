@@ -112,7 +112,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		kong.Description(description),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code }),
-		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", ")},
+		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
 		kong.UsageOnError(),
 	)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/schemas"
 	"github.com/gloss-dev/gloss/setup"
 	"github.com/gloss-dev/gloss/spec"
 )
@@ -13,11 +15,10 @@ import (
 // registerCore adds the tools about gloss itself.
 func registerCore(r *registry) {
 	addTool(r, toolDef{
-		Name:  "gloss_status",
-		Title: "What gloss knows about this repository",
+		Name: "gloss_status",
 		Description: "Reports gloss's setup in this repository: the notes refs with their record counts, " +
 			"installed hooks, the git config gloss relies on, team and personal configuration, MCP registrations, " +
-			"and hints for anything missing. Same JSON as `git gloss status --json`.",
+			"and hints for anything missing.",
 		Output: "status",
 	}, func(ctx context.Context, c *call, _ struct{}) (any, error) {
 		repo, err := c.Repo()
@@ -25,6 +26,33 @@ func registerCore(r *registry) {
 			return nil, err
 		}
 		return setup.CollectStatus(ctx, repo)
+	})
+	registerSchema(r)
+}
+
+type schemaInput struct {
+	Name string `json:"name,omitempty" jsonschema:"a shape's name, or the $schema tag of a result; omit to list them all"`
+}
+
+// registerSchema adds gloss_schema: the output schemas that tools/list
+// leaves out by default, on demand.
+func registerSchema(r *registry) {
+	addTool(r, toolDef{
+		Name:        "gloss_schema",
+		Description: "The JSON Schema of a gloss result, by the $schema tag it carries (or a name); without one, the list of shapes.",
+	}, func(_ context.Context, _ *call, in schemaInput) (any, error) {
+		if in.Name == "" {
+			return schemas.List(), nil
+		}
+		name := in.Name
+		if e, ok := schemas.ByTag(name); ok {
+			name = e.Name
+		}
+		if _, ok := schemas.Lookup(name); !ok {
+			return nil, fault.NotFoundf("no schema named %q; call gloss_schema without a name for the list", in.Name)
+		}
+		doc, err := schemas.Document(name)
+		return preformatted(doc), err
 	})
 }
 
