@@ -112,7 +112,7 @@ func Schema(name string) (*jsonschema.Schema, error) {
 	s.Title = e.Tag
 	s.Description = e.Description
 	if p, ok := s.Properties["$schema"]; ok && e.Tag != "" {
-		p.Enum = []any{e.Tag}
+		p.Const = jsonschema.Ptr[any](e.Tag) // OutputSchema makes it an enum
 	}
 	cache[name] = s
 	return s.CloneSchemas(), nil
@@ -126,9 +126,7 @@ func OutputSchema(name string) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e, _ := Lookup(name); e.Raw != nil {
-		Portable(s)
-	}
+	Portable(s)
 	s.ID, s.Title, s.Description = "", "", ""
 	return s, nil
 }

@@ -42,7 +42,7 @@ func TestSchemaPinsTheTag(t *testing.T) {
 	if err := json.Unmarshal(doc, &s); err != nil {
 		t.Fatal(err)
 	}
-	if enum, _ := s.Properties["$schema"]["enum"].([]any); s.Title != "gloss-test-sample/v1" || len(enum) != 1 || enum[0] != "gloss-test-sample/v1" {
+	if s.Title != "gloss-test-sample/v1" || s.Properties["$schema"]["const"] != "gloss-test-sample/v1" {
 		t.Errorf("schema = %s", doc)
 	}
 	if len(s.Required) != 2 {
@@ -50,5 +50,21 @@ func TestSchemaPinsTheTag(t *testing.T) {
 	}
 	if _, err := schemas.Schema("no-such-shape"); err == nil {
 		t.Error("unknown shape accepted")
+	}
+}
+
+// An MCP output schema is the portable form: the tag is an enum, and
+// there is no $id.
+func TestOutputSchemaIsPortable(t *testing.T) {
+	s, err := schemas.OutputSchema("test-sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := json.Marshal(s)
+	if problems, _ := schemas.Lint(doc); len(problems) > 0 {
+		t.Errorf("%s: %v", doc, problems)
+	}
+	if p := s.Properties["$schema"]; p.Const != nil || len(p.Enum) != 1 || p.Enum[0] != "gloss-test-sample/v1" || s.ID != "" {
+		t.Errorf("output schema = %s", doc)
 	}
 }
