@@ -9,7 +9,7 @@ import (
 
 // SchemaCmd is `git gloss schema [NAME]`.
 type SchemaCmd struct {
-	Name string `arg:"" optional:"" help:"Shape to print; omit to list them all."`
+	Name string `arg:"" optional:"" help:"Shape to print, by name or by $$schema tag; omit to list them all."`
 }
 
 // Help is the long help of schema.
@@ -32,10 +32,11 @@ func (c *SchemaCmd) Run(g *Globals) error {
 			}
 		})
 	}
-	if _, ok := schemas.Lookup(c.Name); !ok {
+	e, ok := schemas.Find(c.Name)
+	if !ok {
 		return fault.NotFoundf("no schema named %q; run 'git gloss schema' for the list", c.Name)
 	}
-	doc, err := schemas.Document(c.Name)
+	doc, err := schemas.Document(e.Name)
 	if err != nil {
 		return err
 	}

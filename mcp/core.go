@@ -44,14 +44,11 @@ func registerSchema(r *registry) {
 		if in.Name == "" {
 			return schemas.List(), nil
 		}
-		name := in.Name
-		if e, ok := schemas.ByTag(name); ok {
-			name = e.Name
-		}
-		if _, ok := schemas.Lookup(name); !ok {
+		e, ok := schemas.Find(in.Name)
+		if !ok {
 			return nil, fault.NotFoundf("no schema named %q; call gloss_schema without a name for the list", in.Name)
 		}
-		doc, err := schemas.Document(name)
+		doc, err := schemas.Document(e.Name)
 		return preformatted(doc), err
 	})
 }

@@ -261,3 +261,19 @@ func TestInspectorStrictToolsList(t *testing.T) {
 		}
 	}
 }
+
+// gloss_schema answers with what git gloss schema prints, by name or by
+// the $schema tag a result carries.
+func TestSchemaToolMatchesCLI(t *testing.T) {
+	fx := newRepo(t)
+	session := fx.StartMCP()
+	for _, name := range []string{"task-list", "gloss-task-list/v1", "read"} {
+		res := session.Call("gloss_schema", map[string]any{"name": name})
+		if cli := strings.TrimRight(fx.MustGloss("schema", name), "\n"); res.IsError || res.Text != cli {
+			t.Errorf("gloss_schema %s differs from git gloss schema:\nmcp %s\ncli %s", name, res.Text, cli)
+		}
+	}
+	if res := session.Call("gloss_schema", map[string]any{"name": "nope"}); !res.IsError {
+		t.Errorf("an unknown schema: %s", res.Text)
+	}
+}

@@ -230,10 +230,14 @@ func List() *Listing {
 	return out
 }
 
-// ByTag finds the entry whose shape carries tag.
-func ByTag(tag string) (Entry, bool) {
+// Find returns the entry named nameOrTag, or else the one whose shape
+// carries that "$schema" tag: an agent holding a result knows the tag.
+func Find(nameOrTag string) (Entry, bool) {
+	if e, ok := Lookup(nameOrTag); ok {
+		return e, true
+	}
 	for _, e := range All() {
-		if e.Tag == tag {
+		if e.Tag == nameOrTag {
 			return e, true
 		}
 	}
