@@ -85,7 +85,11 @@ func TestToolSchemasArePortable(t *testing.T) {
 				if kind == "outputSchema" {
 					outputs++
 				}
-				problems, err := schemas.Lint(doc)
+				lint := schemas.Lint
+				if kind == "inputSchema" {
+					lint = schemas.LintInput
+				}
+				problems, err := lint(doc)
 				if err != nil {
 					t.Fatalf("%s %s: %v", tool.Name, kind, err)
 				}

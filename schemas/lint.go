@@ -3,6 +3,7 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -25,16 +26,29 @@ var portableTypes = []string{"string", "number", "integer", "boolean", "object",
 // true/false schema, a node that constrains nothing, an array without
 // items, or a keyword outside the subset.
 func Lint(doc []byte) ([]string, error) {
+	return lint(doc, portableKeywords)
+}
+
+// LintInput is Lint for a tool's input schema, which becomes the
+// parameters of a Gemini function declaration: there, additionalProperties
+// is refused too.
+func LintInput(doc []byte) ([]string, error) {
+	keywords := maps.Clone(portableKeywords)
+	delete(keywords, "additionalProperties")
+	return lint(doc, keywords)
+}
+
+func lint(doc []byte, keywords map[string]bool) ([]string, error) {
 	var v any
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return nil, err
 	}
 	var problems []string
-	lintNode(v, "", &problems)
+	lintNode(v, "", keywords, &problems)
 	return problems, nil
 }
 
-func lintNode(v any, path string, problems *[]string) {
+func lintNode(v any, path string, keywords map[string]bool, problems *[]string) {
 	report := func(format string, args ...any) {
 		*problems = append(*problems, fmt.Sprintf("%s: %s", pathOrRoot(path), fmt.Sprintf(format, args...)))
 	}
@@ -49,7 +63,7 @@ func lintNode(v any, path string, problems *[]string) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if !portableKeywords[k] {
+		if !keywords[k] {
 			report("keyword %q is not portable", k)
 		}
 	}
@@ -70,18 +84,18 @@ func lintNode(v any, path string, problems *[]string) {
 	}
 	if props, ok := node["properties"].(map[string]any); ok {
 		for name, p := range props {
-			lintNode(p, path+".properties."+name, problems)
+			lintNode(p, path+".properties."+name, keywords, problems)
 		}
 	}
 	if items, ok := node["items"]; ok {
-		lintNode(items, path+".items", problems)
+		lintNode(items, path+".items", keywords, problems)
 	}
 	if ap, ok := node["additionalProperties"]; ok {
-		lintNode(ap, path+".additionalProperties", problems)
+		lintNode(ap, path+".additionalProperties", keywords, problems)
 	}
 	if list, ok := node["anyOf"].([]any); ok {
 		for i, sub := range list {
-			lintNode(sub, fmt.Sprintf("%s.anyOf[%d]", path, i), problems)
+			lintNode(sub, fmt.Sprintf("%s.anyOf[%d]", path, i), keywords, problems)
 		}
 	}
 }

@@ -106,4 +106,7 @@ func TestLintFindsUnportableSchemas(t *testing.T) {
 	if problems, _ := schemas.Lint([]byte(ok)); len(problems) > 0 {
 		t.Errorf("portable schema rejected: %v", problems)
 	}
+	if problems, _ := schemas.LintInput([]byte(ok)); len(problems) != 1 {
+		t.Errorf("a map in a Gemini function's parameters: %v, want one problem", problems)
+	}
 }
