@@ -25,21 +25,34 @@ var forOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschem
 	reflect.TypeFor[any](): {Type: "object"},
 }}
 
-// ForType generates the portable schema of Go type t: the input schema of
-// an MCP tool, or the base of a registered output shape.
+// ForType generates the portable schema of Go type t as an input: the
+// input schema of an MCP tool.
 func ForType(t reflect.Type) (*jsonschema.Schema, error) {
 	s, err := jsonschema.ForType(t, forOptions)
 	if err != nil {
 		return nil, err
 	}
-	relax(s, t)
+	relax(s, t, false)
 	Portable(s)
 	return s, nil
 }
 
-// relax drops from "required" the members of t that may be absent from
-// gloss's output: nil pointers and interfaces (dropNulls leaves them out).
-func relax(s *jsonschema.Schema, t reflect.Type) {
+// forOutput generates the portable schema of what Encode writes for a
+// value of Go type t.
+func forOutput(t reflect.Type) (*jsonschema.Schema, error) {
+	s, err := jsonschema.ForType(t, forOptions)
+	if err != nil {
+		return nil, err
+	}
+	relax(s, t, true)
+	Portable(s)
+	return s, nil
+}
+
+// relax makes s say what JSON values of Go type t look like: a map of any
+// is a plain object, and, in output (dropNulls leaves nil pointers and
+// interfaces out), such members are not required.
+func relax(s *jsonschema.Schema, t reflect.Type, output bool) {
 	if s == nil || t == nil {
 		return
 	}
@@ -54,23 +67,23 @@ func relax(s *jsonschema.Schema, t reflect.Type) {
 			if p == nil {
 				continue
 			}
-			if absentWhenNil(f.typ) && !collection(f.typ) {
+			if output && absentWhenNil(f.typ) && !collection(f.typ) {
 				s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == name })
 			}
-			relax(p, f.typ)
+			relax(p, f.typ, output)
 		}
 		if len(s.Required) == 0 {
 			s.Required = nil
 		}
 	case reflect.Slice, reflect.Array:
-		relax(s.Items, t.Elem())
+		relax(s.Items, t.Elem(), output)
 	case reflect.Map:
 		if t.Elem().Kind() == reflect.Interface {
 			// Members of any type: a plain object says exactly that.
 			s.AdditionalProperties = nil
 			return
 		}
-		relax(s.AdditionalProperties, t.Elem())
+		relax(s.AdditionalProperties, t.Elem(), output)
 	}
 }
 

@@ -56,7 +56,7 @@ func contains(b []byte, s string) bool { return strings.Contains(string(b), s) }
 // The generated schema is portable and honest about what Encode writes:
 // single types, absent-able members not required.
 func TestSchemaIsPortable(t *testing.T) {
-	s, err := schemas.ForType(reflect.TypeFor[shape]())
+	s, err := schemas.OutputSchema("test-shape")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,5 +108,26 @@ func TestLintFindsUnportableSchemas(t *testing.T) {
 	}
 	if problems, _ := schemas.LintInput([]byte(ok)); len(problems) != 1 {
 		t.Errorf("a map in a Gemini function's parameters: %v, want one problem", problems)
+	}
+}
+
+// An input keeps its required arguments, pointers and interfaces included,
+// and a map of any takes any object.
+func TestInputSchemaKeepsRequired(t *testing.T) {
+	type input struct {
+		Path  string         `json:"path"`
+		Value any            `json:"value"`
+		Opt   *bool          `json:"opt,omitempty"`
+		Op    map[string]any `json:"op,omitempty"`
+	}
+	s, err := schemas.ForType(reflect.TypeFor[input]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Required, []string{"path", "value"}) {
+		t.Errorf("required = %v, want path and value", s.Required)
+	}
+	if op := s.Properties["op"]; op.Type != "object" || op.AdditionalProperties != nil {
+		t.Errorf("op = %+v, want a plain object", op)
 	}
 }

@@ -104,7 +104,7 @@ func Schema(name string) (*jsonschema.Schema, error) {
 		cache[name] = &s
 		return s.CloneSchemas(), nil
 	}
-	s, err := ForType(e.Type)
+	s, err := forOutput(e.Type)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
