@@ -131,3 +131,24 @@ func TestInputSchemaKeepsRequired(t *testing.T) {
 		t.Errorf("op = %+v, want a plain object", op)
 	}
 }
+
+type foreignRecord struct {
+	Prev *string `json:"prev"`
+	Sig  any     `json:"signature"`
+	List []int   `json:"list"`
+}
+
+func init() {
+	schemas.Register(schemas.Entry{Name: "test-foreign", Tag: "foreign/v1", Description: "A record another spec defines.", Type: schemas.TypeOf[foreignRecord](), Verbatim: true})
+}
+
+// A format another specification defines keeps its nulls.
+func TestVerbatimKeepsNull(t *testing.T) {
+	got, err := schemas.Encode(foreignRecord{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"prev":null,"signature":null,"list":null}`; string(got) != want {
+		t.Errorf("Encode = %s, want %s", got, want)
+	}
+}

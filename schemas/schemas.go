@@ -27,6 +27,10 @@ type Entry struct {
 	// instead of one generated from Type (the spec file schema, which must
 	// stay NotarAI's draft-07 document).
 	Raw []byte
+	// Verbatim marks a format another specification defines (a Noma
+	// transcript record, whose absent values are null): Encode writes it
+	// exactly as encoding/json does, and its schema keeps the null types.
+	Verbatim bool
 }
 
 var (
@@ -36,6 +40,7 @@ var (
 	// typeTags maps a registered Go type to its tag; "" when two entries
 	// give the same type different tags (then Encode leaves it alone).
 	typeTags = map[reflect.Type]string{}
+	verbatim = map[reflect.Type]bool{}
 )
 
 // Register adds shapes to the registry. Capability packages call it from an
@@ -52,6 +57,10 @@ func Register(entries ...Entry) {
 			continue
 		}
 		t := deref(e.Type)
+		if e.Verbatim {
+			verbatim[t] = true
+			continue
+		}
 		if old, seen := typeTags[t]; seen && old != e.Tag {
 			typeTags[t] = ""
 		} else {
@@ -104,7 +113,11 @@ func Schema(name string) (*jsonschema.Schema, error) {
 		cache[name] = &s
 		return s.CloneSchemas(), nil
 	}
-	s, err := forOutput(e.Type)
+	generate := forOutput
+	if e.Verbatim {
+		generate = func(t reflect.Type) (*jsonschema.Schema, error) { return jsonschema.ForType(t, &jsonschema.ForOptions{}) }
+	}
+	s, err := generate(e.Type)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
@@ -162,7 +175,16 @@ func Encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	t := reflect.TypeOf(v)
-	data, err := dropNulls(bytes.TrimRight(buf.Bytes(), "\n"), t)
+	data := bytes.TrimRight(buf.Bytes(), "\n")
+	if t != nil {
+		mu.Lock()
+		exact := verbatim[deref(t)]
+		mu.Unlock()
+		if exact {
+			return data, nil
+		}
+	}
+	data, err := dropNulls(data, t)
 	if err != nil {
 		return nil, fmt.Errorf("encode %v: %w", t, err)
 	}
