@@ -115,7 +115,9 @@ func Schema(name string) (*jsonschema.Schema, error) {
 	}
 	generate := forOutput
 	if e.Verbatim {
-		generate = func(t reflect.Type) (*jsonschema.Schema, error) { return jsonschema.ForType(t, &jsonschema.ForOptions{}) }
+		generate = func(t reflect.Type) (*jsonschema.Schema, error) {
+			return jsonschema.ForType(t, &jsonschema.ForOptions{})
+		}
 	}
 	s, err := generate(e.Type)
 	if err != nil {
