@@ -234,9 +234,12 @@ func TestDynamicToolsets(t *testing.T) {
 // problem in any tool's schemas (tests/mcp-client installs it with npm ci).
 func TestInspectorStrictToolsList(t *testing.T) {
 	dir := filepath.Join(fixtures.ModuleRoot(), "tests", "mcp-client")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		t.Skip("tests/mcp-client/node_modules is not installed (make test runs npm ci there)")
+	}
 	inspector := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
 	if _, err := os.Stat(inspector); err != nil {
-		t.Skip("tests/mcp-client/node_modules is not installed (make test runs npm ci there)")
+		t.Fatalf("%s is missing: run npm ci in tests/mcp-client (package.json lists @modelcontextprotocol/inspector)", inspector)
 	}
 	fx := newRepo(t)
 	for _, args := range [][]string{nil, {"--toolsets", "all", "--output-schemas"}, {"--dynamic-toolsets"}} {
