@@ -7,6 +7,7 @@ import (
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/schemas"
 )
 
 // AnnotateCmd is `git gloss annotate`.
@@ -63,10 +64,7 @@ func (c *AnnotateCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		out := struct {
-			Schema  string             `json:"$schema"`
-			Pending []annotate.Context `json:"pending"`
-		}{"gloss-pending/v1", staged}
+		out := pendingOutput{"gloss-pending/v1", staged}
 		if out.Pending == nil {
 			out.Pending = []annotate.Context{}
 		}
@@ -132,7 +130,7 @@ func (c *AnnotateCmd) contexts(g *Globals) ([]annotate.Context, error) {
 	ctx := annotate.Context{File: c.File, Anchor: c.Anchor, Intent: c.Intent, Reasoning: c.Reasoning,
 		Constraints: c.Constraint, Risks: c.Risk, Tags: c.Tag, Supersedes: c.Supersedes, Author: &author}
 	if c.Lines != "" {
-		l, err := parseLines(c.Lines)
+		l, err := annotate.ParseLines(c.Lines)
 		if err != nil {
 			return nil, err
 		}
@@ -149,4 +147,15 @@ func (c *AnnotateCmd) contexts(g *Globals) ([]annotate.Context, error) {
 		return nil, err
 	}
 	return []annotate.Context{ctx}, nil
+}
+
+// pendingOutput is `git gloss annotate --pending --json`.
+type pendingOutput struct {
+	Schema  string             `json:"$schema"`
+	Pending []annotate.Context `json:"pending"`
+}
+
+func init() {
+	schemas.Register(schemas.Entry{Name: "pending", Tag: "gloss-pending/v1",
+		Description: "The contexts staged for the next commit (git gloss annotate --pending).", Type: schemas.TypeOf[pendingOutput]()})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/mcp"
+	"github.com/gloss-dev/gloss/schemas"
 )
 
 // Exit codes. They are part of gloss's interface: scripts and hooks branch
@@ -113,7 +114,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		kong.Description(description),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code }),
-		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", ")},
+		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
 		kong.UsageOnError(),
 	)
@@ -162,7 +163,7 @@ func (g *Globals) report(err error) int {
 	}
 	code := exitCodeFor(err)
 	if g.JSON && !errors.Is(err, errSilent) {
-		g.printJSON(errorOutput{Schema: "gloss-error/v1", Error: err.Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
+		g.printJSON(schemas.ErrorOutput{Schema: "gloss-error/v1", Error: err.Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
 	}
 	if !errors.Is(err, errSilent) {
 		fmt.Fprintln(g.stderr, "git gloss: error:", err)
@@ -172,13 +173,6 @@ func (g *Globals) report(err error) int {
 
 // errSilent marks a failure whose explanation the command already printed.
 var errSilent = errors.New("failed")
-
-type errorOutput struct {
-	Schema   string `json:"$schema"`
-	Error    string `json:"error"`
-	Kind     string `json:"kind"`
-	ExitCode int    `json:"exit_code"`
-}
 
 func exitCodeFor(err error) int {
 	if errors.Is(err, context.Canceled) {

@@ -16,8 +16,10 @@ type McpCmd struct {
 
 // McpServeCmd is `git gloss mcp [serve]`.
 type McpServeCmd struct {
-	Toolsets string `name:"toolsets" placeholder:"LIST" help:"Comma-separated toolsets to expose (default all): ${toolsets}."`
-	ReadOnly bool   `name:"read-only" help:"Leave out every tool that changes anything."`
+	Toolsets      string `name:"toolsets" placeholder:"LIST" help:"Comma-separated toolsets to expose, or all (default ${default_toolsets}): ${toolsets}."`
+	ReadOnly      bool   `name:"read-only" help:"Leave out every tool that changes anything."`
+	Dynamic       bool   `name:"dynamic-toolsets" help:"Start with core plus list_toolsets and enable_toolset; the agent turns toolsets on as it needs them."`
+	OutputSchemas bool   `name:"output-schemas" help:"List each tool's output schema (large; a result names its shape in its schema tag either way)."`
 }
 
 // Help is the long help of mcp serve.
@@ -45,7 +47,8 @@ func (c *McpServeCmd) Run(g *Globals) error {
 	if c.Toolsets != "" {
 		toolsets = strings.Split(c.Toolsets, ",")
 	}
-	return mcp.Serve(g.ctx, mcp.Options{Dir: g.Dir, Toolsets: toolsets, ReadOnly: c.ReadOnly}, g.stdin, out)
+	return mcp.Serve(g.ctx, mcp.Options{Dir: g.Dir, Toolsets: toolsets, ReadOnly: c.ReadOnly,
+		Dynamic: c.Dynamic, OutputSchemas: c.OutputSchemas}, g.stdin, out)
 }
 
 // McpInstallCmd is `git gloss mcp install`.

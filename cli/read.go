@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/gloss-dev/gloss/annotate"
-	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/why"
 )
@@ -41,7 +39,7 @@ match, recency and how much changed since ("stale").
 func (c *ReadCmd) Run(g *Globals) error {
 	q := why.Query{Path: c.Path, Anchor: c.Anchor, MaxTokens: c.MaxTokens, Rev: c.Rev}
 	if c.Lines != "" {
-		l, err := parseLines(c.Lines)
+		l, err := annotate.ParseLines(c.Lines)
 		if err != nil {
 			return err
 		}
@@ -57,21 +55,6 @@ func (c *ReadCmd) Run(g *Globals) error {
 		return err
 	}
 	return g.emit(res, func(s *styler) { printRead(s, res) })
-}
-
-// parseLines reads "A:B", "A-B" or "A".
-func parseLines(v string) (annotate.Lines, error) {
-	a, b, found := strings.Cut(strings.ReplaceAll(v, "-", ":"), ":")
-	start, err1 := strconv.Atoi(strings.TrimSpace(a))
-	end := start
-	var err2 error
-	if found {
-		end, err2 = strconv.Atoi(strings.TrimSpace(b))
-	}
-	if err1 != nil || err2 != nil || start < 1 || end < start {
-		return annotate.Lines{}, fault.Usagef("invalid line range %q (want A:B, 1-based)", v)
-	}
-	return annotate.Lines{Start: start, End: end}, nil
 }
 
 func printRead(s *styler, res *why.ReadResult) {
@@ -275,7 +258,8 @@ func (c *HistoryCmd) Run(g *Globals) error {
 
 // SummaryCmd is `git gloss summary`.
 type SummaryCmd struct {
-	Path string `arg:"" help:"File or directory (. for the whole repository)."`
+	Path   string `arg:"" help:"File or directory (. for the whole repository)."`
+	Anchor string `name:"anchor" short:"a" placeholder:"NAME" help:"Only this function, method or type."`
 }
 
 // Help is the long help of summary.
@@ -292,7 +276,7 @@ func (c *SummaryCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := why.Summary(g.ctx, repo, why.SummaryQuery{Path: c.Path})
+	res, err := why.Summary(g.ctx, repo, why.SummaryQuery{Path: c.Path, Anchor: c.Anchor})
 	if err != nil {
 		return err
 	}

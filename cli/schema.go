@@ -9,7 +9,7 @@ import (
 
 // SchemaCmd is `git gloss schema [NAME]`.
 type SchemaCmd struct {
-	Name string `arg:"" optional:"" help:"Shape to print; omit to list them all."`
+	Name string `arg:"" optional:"" help:"Shape to print, by name or by $$schema tag; omit to list them all."`
 }
 
 // Help is the long help of schema.
@@ -25,28 +25,18 @@ that writes it. Agents can learn the shapes from here instead of guessing.
 // Run prints a schema or the list.
 func (c *SchemaCmd) Run(g *Globals) error {
 	if c.Name == "" {
-		type item struct {
-			Name        string `json:"name"`
-			Tag         string `json:"tag"`
-			Description string `json:"description"`
-		}
-		out := struct {
-			Schema  string `json:"$schema"`
-			Schemas []item `json:"schemas"`
-		}{Schema: "gloss-schemas/v1"}
-		for _, e := range schemas.All() {
-			out.Schemas = append(out.Schemas, item{e.Name, e.Tag, e.Description})
-		}
+		out := schemas.List()
 		return g.emit(out, func(s *styler) {
 			for _, it := range out.Schemas {
 				s.printf("%-22s %-28s %s\n", s.bold(it.Name), s.dim(it.Tag), it.Description)
 			}
 		})
 	}
-	if _, ok := schemas.Lookup(c.Name); !ok {
+	e, ok := schemas.Find(c.Name)
+	if !ok {
 		return fault.NotFoundf("no schema named %q; run 'git gloss schema' for the list", c.Name)
 	}
-	doc, err := schemas.Document(c.Name)
+	doc, err := schemas.Document(e.Name)
 	if err != nil {
 		return err
 	}

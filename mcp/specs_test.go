@@ -110,7 +110,7 @@ func TestSpecToolsArguments(t *testing.T) {
 // older spec schema than the binary's, and only where gloss is set up.
 func TestInitializeSchemaNote(t *testing.T) {
 	fx := fixtures.NewTodoService(t)
-	fx.Commit("old spec", map[string]string{".gloss/specs/cli.spec.yaml": strings.Replace(fixtures.TodoServiceSpecs[".gloss/specs/cli.spec.yaml"], "'0.8'", "'0.7'", 1)})
+	fx.Commit("old spec", map[string]string{".gloss/specs/cli.spec.yaml": strings.Replace(fixtures.TodoServiceSpecs[".gloss/specs/cli.spec.yaml"], "'0.8'", "'0.6'", 1)})
 	s := startServer(t, fx.Dir)
 	res := s.initialize("2025-06-18")["result"].(map[string]any)
 	if _, ok := res["schemaNote"]; ok {
@@ -120,14 +120,17 @@ func TestInitializeSchemaNote(t *testing.T) {
 	s2 := startServer(t, fx.Dir)
 	res = s2.initialize("2025-06-18")["result"].(map[string]any)
 	note, _ := res["schemaNote"].(string)
-	if !strings.Contains(note, "spec schema 0.7") || !strings.Contains(note, ".gloss/specs/cli.spec.yaml") {
+	// The advice is the newest version NotarAI accepts (0.7), never 0.8.
+	if !strings.Contains(note, "spec schema 0.6") || !strings.Contains(note, "schema_version: '0.7'") || !strings.Contains(note, ".gloss/specs/cli.spec.yaml") {
 		t.Fatalf("schemaNote = %q", note)
 	}
-	fx.Commit("current", map[string]string{".gloss/specs/cli.spec.yaml": fixtures.TodoServiceSpecs[".gloss/specs/cli.spec.yaml"]})
-	s3 := startServer(t, fx.Dir)
-	res = s3.initialize("2025-06-18")["result"].(map[string]any)
-	if _, ok := res["schemaNote"]; ok {
-		t.Errorf("schemaNote with current specs: %v", res["schemaNote"])
+	for _, v := range []string{"'0.7'", "'0.8'"} {
+		fx.Commit("spec at "+v, map[string]string{".gloss/specs/cli.spec.yaml": strings.Replace(fixtures.TodoServiceSpecs[".gloss/specs/cli.spec.yaml"], "'0.8'", v, 1)})
+		s3 := startServer(t, fx.Dir)
+		res = s3.initialize("2025-06-18")["result"].(map[string]any)
+		if _, ok := res["schemaNote"]; ok {
+			t.Errorf("schemaNote with specs at %s: %v", v, res["schemaNote"])
+		}
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -17,19 +19,26 @@ import (
 
 // registry adds tools to the server, applying --read-only.
 type registry struct {
-	server   *sdk.Server
-	dir      string
-	readOnly bool
+	server        *sdk.Server
+	dir           string
+	readOnly      bool
+	outputSchemas bool // list each tool's output schema (--output-schemas)
+
+	mu       sync.Mutex
 	required map[string][]string // tool name → its required arguments
+	enabled  map[string]bool     // toolsets whose tools are registered
 }
 
 // toolDef describes one tool.
 type toolDef struct {
 	Name        string
-	Title       string
 	Description string
 	Mutates     bool   // changes the repository: left out under --read-only
 	Output      string // name of the output shape in the schemas registry
+	// Input, when set, adjusts the input schema generated from the Go
+	// type, for an argument the type cannot describe (one that takes a
+	// string or an object).
+	Input func(*jsonschema.Schema)
 }
 
 // call is what a tool handler gets besides its input: the repository,
@@ -71,25 +80,29 @@ func addTool[In any](r *registry, def toolDef, fn func(ctx context.Context, c *c
 	if def.Mutates && r.readOnly {
 		return
 	}
-	t := &sdk.Tool{
-		Name:        def.Name,
-		Title:       def.Title,
-		Description: def.Description,
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: !def.Mutates, OpenWorldHint: boolPtr(false)},
+	in, err := schemas.ForType(reflect.TypeFor[In]())
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
 	}
+	if def.Input != nil {
+		def.Input(in)
+	}
+	t := &sdk.Tool{Name: def.Name, Description: def.Description, InputSchema: in}
 	if !def.Mutates {
-		t.Annotations.DestructiveHint = boolPtr(false)
+		// Only the read-only hint: the other hints' defaults are right
+		// for a tool that writes, and each costs bytes in every session.
+		t.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
 	}
-	if def.Output != "" {
-		s, err := schemas.Schema(def.Output)
+	if def.Output != "" && r.outputSchemas {
+		s, err := schemas.OutputSchema(def.Output)
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: %v", def.Name, err))
 		}
 		t.OutputSchema = s
 	}
-	if in, err := jsonschema.For[In](nil); err == nil {
-		r.required[def.Name] = in.Required
-	}
+	r.mu.Lock()
+	r.required[def.Name] = in.Required
+	r.mu.Unlock()
 	dir := r.dir
 	sdk.AddTool(r.server, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
 		c := &call{dir: dir}
@@ -143,8 +156,9 @@ func recoverPanics(next sdk.MethodHandler) sdk.MethodHandler {
 
 // requireArguments answers a tools/call that lacks a required argument
 // with invalid params (-32602) naming it: the caller's mistake is a
-// protocol error, not a tool failure. Wrong types and unknown arguments
-// are left to the SDK's schema validation (an isError result).
+// protocol error, not a tool failure. Wrong types are left to the SDK's
+// schema validation (an isError result); unknown arguments are ignored,
+// because the input schemas do not forbid them (see schemas.Portable).
 func (r *registry) requireArguments(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method != "tools/call" {
@@ -158,7 +172,10 @@ func (r *registry) requireArguments(next sdk.MethodHandler) sdk.MethodHandler {
 		if len(p.Arguments) > 0 && json.Unmarshal(p.Arguments, &args) != nil {
 			return next(ctx, method, req) // not an object: the SDK says so
 		}
-		for _, name := range r.required[p.Name] {
+		r.mu.Lock()
+		required := r.required[p.Name]
+		r.mu.Unlock()
+		for _, name := range required {
 			if _, ok := args[name]; !ok {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Missing required parameter: %s", name)}
 			}
@@ -166,5 +183,3 @@ func (r *registry) requireArguments(next sdk.MethodHandler) sdk.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
-
-func boolPtr(b bool) *bool { return &b }

@@ -278,7 +278,7 @@ func TestOutputSchemasHold(t *testing.T) {
 	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
 	fx.Commit("plan", map[string]string{"plan.noma": planDoc})
-	session := fx.StartMCP("--toolsets", "documents")
+	session := fx.StartMCP("--toolsets", "documents", "--output-schemas")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	list, err := session.Session.ListTools(ctx, nil)

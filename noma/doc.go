@@ -593,7 +593,7 @@ func init() {
 		schemas.Entry{Name: "doc-ids", Tag: "noma-list-ids/v1", Description: "list_ids / git gloss doc ids: ids in document order and aliases (Annex B).", Type: schemas.TypeOf[IDsResult]()},
 		schemas.Entry{Name: "doc-check", Tag: "noma-validate-doc/v1", Description: "validate_doc / git gloss doc check: ok and diagnostics (Annex B).", Type: schemas.TypeOf[CheckResult]()},
 		schemas.Entry{Name: "doc-patch", Tag: "noma-patch-block/v1", Description: "patch_block / git gloss doc patch: the new state, or {ok:false, error, code} (Annex B).", Type: schemas.TypeOf[PatchResult]()},
-		schemas.Entry{Name: "doc-transcript-record", Tag: "noma-transcript/v1.0", Description: "One record of a <file>.patches transcript.", Type: schemas.TypeOf[Record]()},
+		schemas.Entry{Name: "doc-transcript-record", Tag: "noma-transcript/v1.0", Description: "One record of a <file>.patches transcript.", Type: schemas.TypeOf[Record](), Verbatim: true},
 		schemas.Entry{Name: "doc-verify", Tag: "gloss-doc-verify/v1", Description: "git gloss doc verify: the Annex C conformance run.", Type: schemas.TypeOf[VerifyReport]()},
 		schemas.Entry{Name: "doc-transcript", Tag: "noma-transcript-read/v1", Description: "transcript_read / git gloss doc log: a document's transcript records.", Type: schemas.TypeOf[TranscriptResult]()},
 		schemas.Entry{Name: "doc-replay", Tag: "noma-replay/v1", Description: "git gloss doc replay: the transcript re-applied from its base.", Type: schemas.TypeOf[ReplayResult]()},

@@ -26,7 +26,7 @@ func TestCLIAndMCPAgree(t *testing.T) {
 	}
 
 	fx.MustGloss("note", "create", "deploy", "--type", "kit", "--tag", "ops", "--title", "Deploy", "-m", "# Deploy\n\nmake release, then push the tag.\n")
-	session := fx.StartMCP()
+	session := fx.StartMCP("--toolsets", "notebook")
 	create := session.Call("create_note", map[string]any{"name": "rotate", "content": "Rotate the release token monthly.\n", "frontmatter": map[string]any{"type": "kit", "tags": []string{"ops", "security"}}})
 	if create.IsError || !strings.Contains(create.Text, `"path":"kits/rotate.md"`) {
 		t.Fatalf("create_note: %s", create.Text)

@@ -94,10 +94,15 @@ func (nb *Notebook) Status(ctx context.Context) (*StatusResult, error) {
 
 func init() {
 	schemas.Register(
-		schemas.Entry{Name: "note-op", Tag: schemaTag, Description: "A notebook change: create, update, patch, delete, move, create folder.", Type: schemas.TypeOf[OpResult]()},
-		schemas.Entry{Name: "note", Tag: schemaTag, Description: "A note read back (fm is its frontmatter, as the kit names it).", Type: schemas.TypeOf[NoteResult]()},
-		schemas.Entry{Name: "note-search", Tag: schemaTag, Description: "Notebook search results (p path, t title, ex excerpt, mc match count, ln line).", Type: schemas.TypeOf[SearchResult]()},
-		schemas.Entry{Name: "note-list", Tag: schemaTag, Description: "The notes of a notebook folder.", Type: schemas.TypeOf[ListResult]()},
-		schemas.Entry{Name: "note-status", Tag: schemaTag, Description: "Uncommitted changes in the notebook.", Type: schemas.TypeOf[StatusResult]()},
+		schemas.Entry{Name: "note-op", Tag: "gloss-note-op/v1", Description: "A notebook change: create, update, patch, delete, move, create folder.", Type: schemas.TypeOf[OpResult]()},
+		schemas.Entry{Name: "note", Tag: "gloss-note/v1", Description: "A note read back (fm is its frontmatter, as the kit names it).", Type: schemas.TypeOf[NoteResult]()},
+		schemas.Entry{Name: "note-search", Tag: "gloss-note-search/v1", Description: "Notebook search results (p path, t title, ex excerpt, mc match count, ln line).", Type: schemas.TypeOf[SearchResult]()},
+		schemas.Entry{Name: "note-list", Tag: "gloss-note-list/v1", Description: "The notes of a notebook folder.", Type: schemas.TypeOf[ListResult]()},
+		schemas.Entry{Name: "note-status", Tag: "gloss-note-status/v1", Description: "Uncommitted changes in the notebook.", Type: schemas.TypeOf[StatusResult]()},
+		schemas.Entry{Name: "note-frontmatter", Tag: "gloss-note-frontmatter/v1", Description: "A note's frontmatter (get_frontmatter, update_frontmatter).", Type: schemas.TypeOf[FrontmatterResult]()},
+		schemas.Entry{Name: "note-tags", Tag: "gloss-note-tags/v1", Description: "A note's tags after manage_tags.", Type: schemas.TypeOf[TagsResult]()},
+		schemas.Entry{Name: "note-info", Tag: "gloss-note-info/v1", Description: "A note's type, size and dates (get_note_info).", Type: schemas.TypeOf[InfoResult]()},
+		schemas.Entry{Name: "note-folders", Tag: "gloss-note-folders/v1", Description: "The notebook's folders (list_folders).", Type: schemas.TypeOf[FoldersResult]()},
+		schemas.Entry{Name: "note-folder-summary", Tag: "gloss-note-folder-summary/v1", Description: "A folder at a glance: types, tags, recent notes (get_folder_summary).", Type: schemas.TypeOf[FolderSummary]()},
 	)
 }

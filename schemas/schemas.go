@@ -27,12 +27,20 @@ type Entry struct {
 	// instead of one generated from Type (the spec file schema, which must
 	// stay NotarAI's draft-07 document).
 	Raw []byte
+	// Verbatim marks a format another specification defines (a Noma
+	// transcript record, whose absent values are null): Encode writes it
+	// exactly as encoding/json does, and its schema keeps the null types.
+	Verbatim bool
 }
 
 var (
 	mu       sync.Mutex
 	registry = map[string]Entry{}
 	cache    = map[string]*jsonschema.Schema{}
+	// typeTags maps a registered Go type to its tag; "" when two entries
+	// give the same type different tags (then Encode leaves it alone).
+	typeTags = map[reflect.Type]string{}
+	verbatim = map[reflect.Type]bool{}
 )
 
 // Register adds shapes to the registry. Capability packages call it from an
@@ -45,6 +53,19 @@ func Register(entries ...Entry) {
 			panic("schemas: duplicate name " + e.Name)
 		}
 		registry[e.Name] = e
+		if e.Type == nil || e.Tag == "" {
+			continue
+		}
+		t := deref(e.Type)
+		if e.Verbatim {
+			verbatim[t] = true
+			continue
+		}
+		if old, seen := typeTags[t]; seen && old != e.Tag {
+			typeTags[t] = ""
+		} else {
+			typeTags[t] = e.Tag
+		}
 	}
 }
 
@@ -92,7 +113,13 @@ func Schema(name string) (*jsonschema.Schema, error) {
 		cache[name] = &s
 		return s.CloneSchemas(), nil
 	}
-	s, err := jsonschema.ForType(e.Type, &jsonschema.ForOptions{})
+	generate := forOutput
+	if e.Verbatim {
+		generate = func(t reflect.Type) (*jsonschema.Schema, error) {
+			return jsonschema.ForType(t, &jsonschema.ForOptions{})
+		}
+	}
+	s, err := generate(e.Type)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
@@ -100,10 +127,23 @@ func Schema(name string) (*jsonschema.Schema, error) {
 	s.Title = e.Tag
 	s.Description = e.Description
 	if p, ok := s.Properties["$schema"]; ok && e.Tag != "" {
-		p.Const = jsonschema.Ptr[any](e.Tag)
+		p.Const = jsonschema.Ptr[any](e.Tag) // OutputSchema makes it an enum
 	}
 	cache[name] = s
 	return s.CloneSchemas(), nil
+}
+
+// OutputSchema is the schema of a registered shape as an MCP tool's
+// outputSchema: portable, without the id, title and description that the
+// tool's own description already covers.
+func OutputSchema(name string) (*jsonschema.Schema, error) {
+	s, err := Schema(name)
+	if err != nil {
+		return nil, err
+	}
+	Portable(s)
+	s.ID, s.Title, s.Description = "", "", ""
+	return s, nil
 }
 
 // Document returns the schema as indented JSON with a meta-schema line, for
@@ -127,12 +167,119 @@ func Document(name string) ([]byte, error) {
 // Encode is the one JSON encoding of gloss's machine-readable output:
 // compact, one line, no HTML escaping (agents read "<" better than
 // "\u003c"), without a trailing newline.
+//
+// It also keeps two promises every output makes: no null anywhere (empty
+// arrays are [], see dropNulls), and the "$schema" tag of a registered type
+// is the one its registry entry names, so each shape has its own id.
 func Encode(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := encodeTo(&buf, v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	t := reflect.TypeOf(v)
+	data := bytes.TrimRight(buf.Bytes(), "\n")
+	if t != nil {
+		mu.Lock()
+		exact := verbatim[deref(t)]
+		mu.Unlock()
+		if exact {
+			return data, nil
+		}
+	}
+	data, err := dropNulls(data, t)
+	if err != nil {
+		return nil, fmt.Errorf("encode %v: %w", t, err)
+	}
+	return pinTag(data, t), nil
+}
+
+func encodeTo(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// encodeString writes s as a JSON string, escaped as Encode escapes.
+func encodeString(buf *bytes.Buffer, s string) error {
+	if err := encodeTo(buf, s); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // the encoder's newline
+	return nil
+}
+
+// pinTag rewrites the leading "$schema" member of data to the tag the
+// registry gives type t, when it gives one.
+func pinTag(data []byte, t reflect.Type) []byte {
+	if t == nil {
+		return data
+	}
+	mu.Lock()
+	tag := typeTags[deref(t)]
+	mu.Unlock()
+	const prefix = `{"$schema":"`
+	if tag == "" || !bytes.HasPrefix(data, []byte(prefix)) {
+		return data
+	}
+	end := bytes.IndexByte(data[len(prefix):], '"')
+	if end < 0 || string(data[len(prefix):len(prefix)+end]) == tag {
+		return data
+	}
+	out := make([]byte, 0, len(data)+len(tag))
+	out = append(out, prefix...)
+	out = append(out, tag...)
+	return append(out, data[len(prefix)+end:]...)
+}
+
+// Listing is what `git gloss schema --json` and gloss_schema without a
+// name print: every registered shape.
+type Listing struct {
+	Schema  string        `json:"$schema"`
+	Schemas []ListingItem `json:"schemas"`
+}
+
+// ListingItem is one shape of a Listing.
+type ListingItem struct {
+	Name        string `json:"name" jsonschema:"what git gloss schema NAME takes"`
+	Tag         string `json:"tag" jsonschema:"the $schema value of that shape"`
+	Description string `json:"description"`
+}
+
+// List returns the registry as a Listing.
+func List() *Listing {
+	out := &Listing{Schema: "gloss-schemas/v1", Schemas: []ListingItem{}}
+	for _, e := range All() {
+		out.Schemas = append(out.Schemas, ListingItem{e.Name, e.Tag, e.Description})
+	}
+	return out
+}
+
+// Find returns the entry named nameOrTag, or else the one whose shape
+// carries that "$schema" tag: an agent holding a result knows the tag.
+func Find(nameOrTag string) (Entry, bool) {
+	if e, ok := Lookup(nameOrTag); ok {
+		return e, true
+	}
+	for _, e := range All() {
+		if e.Tag == nameOrTag {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// ErrorOutput is what a command run with --json prints on stdout when it
+// fails.
+type ErrorOutput struct {
+	Schema   string `json:"$schema"`
+	Error    string `json:"error"`
+	Kind     string `json:"kind" jsonschema:"usage, not_found, conflict, check or internal"`
+	ExitCode int    `json:"exit_code"`
+}
+
+func init() {
+	Register(
+		Entry{Name: "schemas", Tag: "gloss-schemas/v1", Description: "The registered shapes (git gloss schema --json).", Type: TypeOf[Listing]()},
+		Entry{Name: "error", Tag: "gloss-error/v1", Description: "A failed command run with --json: the error, its kind and the exit code.", Type: TypeOf[ErrorOutput]()},
+	)
 }

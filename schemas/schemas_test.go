@@ -52,3 +52,19 @@ func TestSchemaPinsTheTag(t *testing.T) {
 		t.Error("unknown shape accepted")
 	}
 }
+
+// An MCP output schema is the portable form: the tag is an enum, and
+// there is no $id.
+func TestOutputSchemaIsPortable(t *testing.T) {
+	s, err := schemas.OutputSchema("test-sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := json.Marshal(s)
+	if problems, _ := schemas.Lint(doc); len(problems) > 0 {
+		t.Errorf("%s: %v", doc, problems)
+	}
+	if p := s.Properties["$schema"]; p.Const != nil || len(p.Enum) != 1 || p.Enum[0] != "gloss-test-sample/v1" || s.ID != "" {
+		t.Errorf("output schema = %s", doc)
+	}
+}

@@ -18,7 +18,8 @@ import (
 
 // SummaryQuery asks for a file or a directory at a glance.
 type SummaryQuery struct {
-	Path string `json:"path" jsonschema:"file or directory; . for the whole repository"`
+	Path   string `json:"path" jsonschema:"file or directory; . for the whole repository"`
+	Anchor string `json:"anchor,omitempty" jsonschema:"only this function, method or type (Handle matches Server.Handle)"`
 }
 
 // AnchorSummary condenses the annotations of one anchor (or of the
@@ -99,9 +100,22 @@ func Summary(ctx context.Context, repo *gitops.Repo, q SummaryQuery) (*SummaryRe
 		}
 	}
 	for _, file := range slices.Sorted(maps.Keys(byFile)) {
-		res.Files = append(res.Files, summarizeFile(repo, file, byFile[file]))
+		fs := summarizeFile(repo, file, byFile[file])
+		if q.Anchor != "" {
+			fs.Anchors = slices.DeleteFunc(fs.Anchors, func(a AnchorSummary) bool { return !anchorMatches(a.Anchor, q.Anchor) })
+			if len(fs.Anchors) == 0 {
+				continue
+			}
+		}
+		res.Files = append(res.Files, fs)
 	}
 	return res, nil
+}
+
+// anchorMatches reports whether the qualified anchor name is want, or ends
+// with it after a "." or "::" (Handle matches Server.Handle).
+func anchorMatches(name, want string) bool {
+	return name == want || strings.HasSuffix(name, "."+want) || strings.HasSuffix(name, "::"+want)
 }
 
 func summarizeFile(repo *gitops.Repo, file string, regions []*annotate.Region) FileSummary {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { LATEST_PROTOCOL_VERSION, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 const bin = process.env.GLOSS_BIN;
@@ -54,8 +54,8 @@ test("initialize negotiates the client's protocol version and carries hints", as
   }
 });
 
-test("tools/list describes gloss_status with an output schema", async () => {
-  const { client } = await connect();
+test("with --output-schemas, tools/list describes gloss_status with an output schema", async () => {
+  const { client } = await connect(["mcp", "--output-schemas"]);
   try {
     const { tools } = await client.listTools();
     const status = tools.find((t) => t.name === "gloss_status");
@@ -69,7 +69,7 @@ test("tools/list describes gloss_status with an output schema", async () => {
 });
 
 test("gloss_status returns the same bytes as git gloss status --json", async () => {
-  const { client } = await connect();
+  const { client } = await connect(["mcp", "--output-schemas"]);
   try {
     // callTool validates structuredContent against the output schema.
     const res = await client.callTool({ name: "gloss_status", arguments: {} });
@@ -128,6 +128,22 @@ test("--read-only and --toolsets shape the tool list", async () => {
     const { tools } = await client.listTools();
     assert.ok(tools.length > 0);
     for (const t of tools) assert.equal(t.annotations.readOnlyHint, true, `${t.name} is read-only`);
+  } finally {
+    await client.close();
+  }
+});
+
+test("--dynamic-toolsets: enable_toolset adds tools and the client hears of it", { timeout: 60_000 }, async () => {
+  const { client } = await connect(["mcp", "--dynamic-toolsets"]);
+  try {
+    let { tools } = await client.listTools();
+    assert.ok(!tools.some((t) => t.name === "task_list"));
+    const changed = new Promise((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, resolve));
+    const res = await client.callTool({ name: "enable_toolset", arguments: { toolset: "tasks" } });
+    assert.notEqual(res.isError, true);
+    await changed; // notifications/tools/list_changed
+    ({ tools } = await client.listTools());
+    assert.ok(tools.some((t) => t.name === "task_list"), "task_list is listed after enable_toolset");
   } finally {
     await client.close();
   }
