@@ -78,6 +78,8 @@ type CLI struct {
 	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove exactly what init added; notes stay."`
 	Sync      SyncCmd      `cmd:"" help:"Fetch, merge and push gloss notes with a remote."`
+	Carry     CarryCmd     `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
+	Ci        CiCmd        `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
 	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
