@@ -12,12 +12,12 @@ import (
 
 // regionView is the part of a read result these tests look at.
 type regionView struct {
-	ID          string   `json:"id"`
-	Commit      string   `json:"commit"`
-	Intent      string   `json:"intent"`
-	Source      string   `json:"source"`
-	Lines       struct{ Start, End int }
-	Anchor      *struct{ Name string }
+	ID     string `json:"id"`
+	Commit string `json:"commit"`
+	Intent string `json:"intent"`
+	Source string `json:"source"`
+	Lines  struct{ Start, End int }
+	Anchor *struct{ Name string }
 }
 
 func glossJSON(t *testing.T, fx *fixtures.Repo, v any, args ...string) {
