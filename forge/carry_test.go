@@ -118,14 +118,15 @@ func moveMain(t *testing.T, bare string) {
 
 // squashMerge does what a forge's "squash and merge" does, with plain git:
 // merge --squash on a clone with no gloss hooks, commit, push, and delete
-// the branch (keeping the pull request's head ref, as forges do).
+// the branch (keeping the pull request's head ref, as GitHub and GitLab
+// do).
 func squashMerge(t *testing.T, bare string) (*fixtures.Repo, string) {
 	t.Helper()
 	fx := forgeClone(t, bare)
 	fx.Git("fetch", "-q", "origin", "feature")
 	fx.Git("merge", "-q", "--squash", "origin/feature")
 	fx.Git("commit", "-q", "-m", "Feature (#1)", "-m", "* add Alpha\n* add Beta\n* shared: count twice")
-	fx.Git("push", "-q", "origin", "main", "origin/feature:refs/pull/1/head")
+	fx.Git("push", "-q", "origin", "main", "origin/feature:refs/pull/1/head", "origin/feature:refs/merge-requests/1/head")
 	fx.Git("push", "-q", "origin", "--delete", "feature")
 	return fx, fx.Git("rev-parse", "HEAD")
 }
