@@ -64,7 +64,7 @@ func (c *CarryCmd) Run(g *Globals) error {
 			s.printf("  %s\n", s.dim(fmt.Sprintf("%d commit(s) already in the target history: nothing to carry", len(res.Merged))))
 		}
 		if res.Sync != nil {
-			s.printf("  %s notes with %s\n", s.green("pushed"), res.Sync.Remote)
+			s.printf("  %s notes with %s\n", s.green("synced"), res.Sync.Remote)
 		}
 		s.printf("%s %d record(s)\n", s.bold("carried"), res.Carried)
 	})

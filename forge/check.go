@@ -10,6 +10,7 @@ import (
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/noma"
+	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/reconcile"
 	"github.com/gloss-dev/gloss/schemas"
 	"github.com/gloss-dev/gloss/tasks"
@@ -114,7 +115,7 @@ func Check(ctx context.Context, repo *gitops.Repo, opts CheckOptions) (*CheckRep
 	if err != nil {
 		return nil, err
 	}
-	steps := []func(context.Context, *gitops.Repo, CheckOptions, []gitops.Change, *CheckReport) error{checkSpecs, checkTasks, checkDocuments}
+	steps := []func(context.Context, *gitops.Repo, CheckOptions, []gitops.Change, *CheckReport) error{checkSpecs, checkTasks, checkDocuments, checkAnnotated}
 	for _, step := range steps {
 		if err := step(ctx, repo, opts, changes, rep); err != nil {
 			return nil, err
@@ -298,6 +299,30 @@ func checkDocuments(_ context.Context, repo *gitops.Repo, opts CheckOptions, cha
 			}
 			rep.Findings = append(rep.Findings, fd)
 		}
+	}
+	return nil
+}
+
+// checkAnnotated notes the range's commits that have no annotations here:
+// after a squash merge, carry can only bring over what was shared, so a
+// developer who pushed a branch without `git gloss sync` learns it now,
+// not after the merge.
+func checkAnnotated(ctx context.Context, repo *gitops.Repo, _ CheckOptions, _ []gitops.Change, rep *CheckReport) error {
+	out, err := repo.Git(ctx, "rev-list", "--no-merges", rep.Head, "^"+rep.Base)
+	if err != nil {
+		return err
+	}
+	commits := strings.Fields(string(out))
+	if len(commits) == 0 {
+		return nil
+	}
+	recs, err := notes.Open(repo, notes.Annotations).Read(commits)
+	if err != nil {
+		return err
+	}
+	if missing := len(commits) - len(recs); missing > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d commit(s) in the range have no annotations here: "+
+			"if they were annotated, run git gloss sync after pushing, so that a squash merge can carry them", missing, len(commits)))
 	}
 	return nil
 }

@@ -147,12 +147,15 @@ func TestCICheckPassesOnceFixedAndReconciled(t *testing.T) {
 	dev.MustGloss("sync")
 	ci := ciClone(t, bare)
 	out, code := ciCheck(t, ci, []string{"GITHUB_ACTIONS=true", "GITHUB_BASE_REF=main"}, "--policy", "strict")
-	if code != 0 || strings.Contains(out, "::error") {
+	if code != 0 || strings.Contains(out, "::error") || strings.Contains(out, "no annotations") {
 		t.Fatalf("fixed branch fails: exit %d\n%s", code, out)
 	}
 	// Without the notes the spec looks never reconciled: the fetch matters.
 	ci2 := ciClone(t, bare)
-	if out, code := ciCheck(t, ci2, nil, "--policy", "strict", "--no-fetch"); code != 1 || !strings.Contains(out, "never reconciled") {
+	// It also says the commits' annotations are missing, as they would be
+	// for a developer who never ran git gloss sync.
+	if out, code := ciCheck(t, ci2, nil, "--policy", "strict", "--no-fetch"); code != 1 || !strings.Contains(out, "never reconciled") ||
+		!strings.Contains(out, "note: 2 of 2 commit(s) in the range have no annotations here") {
 		t.Fatalf("--no-fetch should miss the records: exit %d\n%s", code, out)
 	}
 }
