@@ -262,3 +262,86 @@ func TestCarryAfterRebaseMerge(t *testing.T) {
 	}
 	checkOnMain(t, bare, after, feature, "rebase")
 }
+
+type carryOut struct {
+	Carried int
+	Pairs   []struct {
+		Target, Provenance, Match string
+		Sources                   []string
+	}
+}
+
+// TestCarryFindsRebaseMergeByPatchID: after a rebase merge, a developer
+// clone that still has the original commits carries each one's records
+// onto its copy without being told which branch it was.
+func TestCarryFindsRebaseMergeByPatchID(t *testing.T) {
+	bare, dev, feature := newProject(t)
+	moveMain(t, bare)
+	fx := forgeClone(t, bare)
+	before := fx.Git("rev-parse", "HEAD")
+	fx.Git("fetch", "-q", "origin", "feature")
+	for _, c := range feature {
+		fx.Git("cherry-pick", c)
+	}
+	fx.Git("push", "-q", "origin", "main", ":feature")
+	dev.Git("checkout", "-q", "main")
+	dev.Git("pull", "-q", "--ff-only", "origin", "main")
+	after := dev.Git("rev-parse", "HEAD")
+
+	var res carryOut
+	glossJSON(t, dev, &res, "carry", "--to", before+".."+after)
+	if len(res.Pairs) != 3 {
+		t.Fatalf("want three pairs: %+v", res)
+	}
+	for i, p := range res.Pairs {
+		if p.Match != "patch-id" || p.Provenance != "rebase" || len(p.Sources) != 1 || p.Sources[0] != feature[i] {
+			t.Errorf("pair %d: %+v", i, p)
+		}
+	}
+	checkOnMain(t, bare, after, feature, "rebase")
+}
+
+// TestCarryFindsSquashByMessage: `git merge --squash` proposes a message
+// that lists the squashed commits; a squash committed with it is matched
+// by those ids.
+func TestCarryFindsSquashByMessage(t *testing.T) {
+	bare, dev, feature := newProject(t)
+	moveMain(t, bare)
+	fx := forgeClone(t, bare)
+	fx.Git("fetch", "-q", "origin", "feature")
+	fx.Git("merge", "-q", "--squash", "origin/feature")
+	fx.Git("commit", "-q", "--no-edit")
+	fx.Git("push", "-q", "origin", "main", ":feature")
+	squash := fx.Git("rev-parse", "HEAD")
+	dev.Git("checkout", "-q", "main")
+	dev.Git("pull", "-q", "--ff-only", "origin", "main")
+
+	var res carryOut
+	glossJSON(t, dev, &res, "carry")
+	if len(res.Pairs) != 1 || res.Pairs[0].Match != "message" || res.Pairs[0].Target != squash || !slices.Equal(res.Pairs[0].Sources, feature) {
+		t.Fatalf("carry by message: %+v", res)
+	}
+	checkOnMain(t, bare, squash, feature, "squash")
+}
+
+// TestCarryNeedsNothingAfterATrueMerge: a merge commit keeps the branch's
+// commits on main, with their notes; carry copies nothing.
+func TestCarryNeedsNothingAfterATrueMerge(t *testing.T) {
+	bare, _, feature := newProject(t)
+	moveMain(t, bare)
+	fx := forgeClone(t, bare)
+	fx.Git("fetch", "-q", "origin", "feature")
+	fx.Git("merge", "-q", "--no-ff", "--no-edit", "origin/feature")
+	fx.Git("push", "-q", "origin", "main")
+	base := fx.Git("merge-base", "HEAD~1", "origin/feature")
+
+	ci := forgeClone(t, bare)
+	var res struct {
+		carryOut
+		Merged []string `json:"already_merged"`
+	}
+	glossJSON(t, ci, &res, "carry", "--from", base+".."+feature[2], "--to", "HEAD")
+	if res.Carried != 0 || len(res.Pairs) != 0 || !slices.Equal(res.Merged, feature) {
+		t.Fatalf("after a true merge: %+v", res)
+	}
+}

@@ -224,3 +224,19 @@ func TestCICheckSARIF(t *testing.T) {
 		}
 	}
 }
+
+// TestCICheckWithoutABaseIsAUsageError: no --base, no CI environment and no
+// remote branch to compare with: exit 2 with what to do.
+func TestCICheckWithoutABaseIsAUsageError(t *testing.T) {
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("one", map[string]string{"a.txt": "a\n"})
+	out, err := fx.Gloss("ci", "check")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(out, "pass --base") {
+		t.Fatalf("want exit 2 asking for --base: %v\n%s", err, out)
+	}
+	// With a base, an empty range passes.
+	if out, err := fx.Gloss("ci", "check", "--base", "HEAD"); err != nil || !strings.Contains(out, "gloss ci check passed") {
+		t.Fatalf("empty range: %v\n%s", err, out)
+	}
+}
