@@ -77,7 +77,7 @@ func Carry(ctx context.Context, repo *gitops.Repo, opts CarryOptions) (*CarryRes
 		res.Warnings = append(res.Warnings, fmt.Sprintf("no remote %q: records carried locally, not pushed", opts.Remote))
 	}
 	if pushing {
-		if err := FetchNotes(ctx, repo, opts.Remote); err != nil {
+		if err := fetchNotes(ctx, repo, opts.Remote); err != nil {
 			return nil, err
 		}
 	}

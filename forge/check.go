@@ -71,7 +71,7 @@ type CheckReport struct {
 	Schema   string    `json:"$schema"`
 	Base     string    `json:"base"`
 	Head     string    `json:"head"`
-	Policy   string    `json:"policy"`
+	Policy   string    `json:"policy" jsonschema:"spec (each spec's coverage.policy; task and document errors fail), warn or strict"`
 	Failed   bool      `json:"failed"`
 	Findings []Finding `json:"findings"`
 	Checked  struct {
@@ -102,7 +102,7 @@ func Check(ctx context.Context, repo *gitops.Repo, opts CheckOptions) (*CheckRep
 		rep.Policy = "spec"
 	}
 	if !opts.NoFetch && hasRemote(ctx, repo, opts.Remote) {
-		if err := FetchNotes(ctx, repo, opts.Remote); err != nil {
+		if err := fetchNotes(ctx, repo, opts.Remote); err != nil {
 			return nil, err
 		}
 	}

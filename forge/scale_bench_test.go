@@ -350,7 +350,7 @@ func BenchmarkScale(b *testing.B) {
 				b.Fatal(err)
 			}
 			repo := openScale(b, d)
-			if err := forge.FetchNotes(ctx, repo, "origin"); err != nil {
+			if _, err := notes.Fetch(ctx, repo, "origin"); err != nil {
 				b.Fatal(err)
 			}
 			return repo, d
