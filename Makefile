@@ -4,14 +4,13 @@
 SHELL := /bin/bash
 # Go installed by scripts/deps.sh lands in /usr/local/go.
 export PATH := /usr/local/go/bin:$(HOME)/go/bin:$(PATH)
-export GOFLAGS := -mod=mod
 
 BIN      := $(CURDIR)/bin/git-gloss
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X github.com/gloss-dev/gloss/buildinfo.Version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all deps build demo test unit lint bench githooks clean
+.PHONY: all deps build demo test lint bench githooks clean
 
 all: build
 
@@ -30,11 +29,23 @@ demo: build
 # The whole suite: lint, unit and integration tests (real git, real hooks,
 # the MCP server driven raw and by the TypeScript SDK client), the Noma
 # conformance corpus, and every benchmark once so they keep working.
+#
+# The integration tests run a coverage build of the binary (go build
+# -cover) with GOCOVERDIR set, and the line at the end says how much of
+# gloss the whole suite exercised through the real binary.
+COVER_BIN := $(CURDIR)/bin/cover/git-gloss
+COVER_DIR := $(CURDIR)/bin/cover/data
+
 test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
-	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -timeout 40m ./...
-	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 20m ./notes/ ./mcp/ ./hooks/ ./tasks/
+	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
+	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
+	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) go test -count=1 -timeout 15m ./...
+	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
 	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -run '^$$' -bench . -benchtime 1x ./...
+	@go tool covdata textfmt -i $(COVER_DIR) -o $(COVER_DIR)/profile.txt
+	@printf 'integration coverage of the binary (statements the suite ran in git-gloss processes): %s\n' \
+		"$$(go tool cover -func $(COVER_DIR)/profile.txt | awk '/^total:/ { print $$NF }')"
 
 lint: deps
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \

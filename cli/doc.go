@@ -39,23 +39,6 @@ Paths are confined to the repository: "..", absolute paths outside it,
 symlinks out and .git are refused.`
 }
 
-// docFile turns a command-line path (relative to the working directory)
-// into an absolute one for the store, which confines it to the repository.
-func (g *Globals) docFile(file string) string {
-	if file == "" || filepath.IsAbs(file) || strings.IndexByte(file, 0) >= 0 {
-		return file
-	}
-	base := g.Dir
-	if base == "" {
-		base, _ = os.Getwd()
-	}
-	abs, err := filepath.Abs(filepath.Join(base, file))
-	if err != nil {
-		return file
-	}
-	return abs
-}
-
 // withStore opens the repository's document store.
 func (g *Globals) withStore(fn func(st *noma.Store) error) error {
 	repo, err := g.openRepo()
@@ -63,15 +46,12 @@ func (g *Globals) withStore(fn func(st *noma.Store) error) error {
 		return err
 	}
 	defer repo.Close()
-	if repo.IsBare() {
-		return fault.Usagef("documents need a working tree")
-	}
-	st, err := noma.OpenStore(repo.Root())
+	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	return fn(st)
+	defer tree.Close()
+	return fn(noma.NewStore(tree))
 }
 
 // DocReadCmd is `git gloss doc read`.
@@ -82,7 +62,7 @@ type DocReadCmd struct {
 // Run lists the blocks.
 func (c *DocReadCmd) Run(g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
-		res, err := st.Read(g.docFile(c.File))
+		res, err := st.Read(g.path(c.File))
 		if err != nil {
 			return err
 		}
@@ -117,7 +97,7 @@ type DocIdsCmd struct {
 // Run lists the ids.
 func (c *DocIdsCmd) Run(g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
-		res, err := st.IDs(g.docFile(c.File))
+		res, err := st.IDs(g.path(c.File))
 		if err != nil {
 			return err
 		}
@@ -143,7 +123,7 @@ type DocCheckCmd struct {
 // Run validates.
 func (c *DocCheckCmd) Run(k *kong.Context, g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
-		file := g.docFile(c.File)
+		file := g.path(c.File)
 		res, err := st.Check(file, noma.ValidateOptions{IgnoreRules: c.IgnoreRule, Profiles: c.Profile, SkipEvidenceForClaims: c.NoEvidence})
 		if err != nil {
 			return err
@@ -213,19 +193,15 @@ func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 			return err
 		}
 	case c.Ops != "":
-		// like every path gloss takes, --ops stays inside the repository
-		rel, err := safepath.Clean(repo.Root(), g.docFile(c.Ops))
+		// like every path gloss takes, --ops goes through the one resolver
+		tree, err := safepath.ForRepo(repo)
 		if err != nil {
 			return err
 		}
-		root, err := os.OpenRoot(repo.Root())
+		data, err = tree.ReadFile(g.path(c.Ops), 8<<20)
+		tree.Close()
 		if err != nil {
-			return err
-		}
-		data, err = root.ReadFile(rel)
-		root.Close()
-		if err != nil {
-			return fault.Usagef("--ops: %v", err)
+			return fmt.Errorf("--ops: %w", err)
 		}
 	default:
 		return fault.Usagef("give the op with --op JSON or --ops FILE")
@@ -245,7 +221,7 @@ func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 		name = "unknown"
 	}
 	return g.withStore(func(st *noma.Store) error {
-		res, err := st.Patch(noma.PatchRequest{File: g.docFile(c.File), Ops: ops, OpErrs: opErrs, Reason: c.Reason,
+		res, err := st.Patch(noma.PatchRequest{File: g.path(c.File), Ops: ops, OpErrs: opErrs, Reason: c.Reason,
 			ExpectedSHA: c.ExpectedSHA, BaseSHA256: c.BaseSHA256, BaseHash: c.BaseHash,
 			Actor: &noma.Actor{Kind: c.ActorKind, Name: name}, Strict: c.Strict})
 		if err != nil {
@@ -288,7 +264,7 @@ type DocLogCmd struct {
 // Run shows the transcript.
 func (c *DocLogCmd) Run(g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
-		res, lines, err := st.TranscriptLines(g.docFile(c.File))
+		res, lines, err := st.TranscriptLines(g.path(c.File))
 		if err != nil {
 			return err
 		}
@@ -319,12 +295,13 @@ func (c *DocReplayCmd) Run(k *kong.Context, g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	st, err := noma.OpenStore(repo.Root())
+	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	file := g.docFile(c.File)
+	defer tree.Close()
+	st := noma.NewStore(tree)
+	file := g.path(c.File)
 	rel, err := st.Rel(file)
 	if err != nil {
 		return err
@@ -372,16 +349,8 @@ func (c *DocVerifyCmd) Run(k *kong.Context, g *Globals) error {
 		fmt.Fprintln(g.stderr, "noma verify: <fixture-dir> required")
 		return &fault.Error{Kind: fault.Usage, Err: errSilent}
 	}
-	base := g.Dir
-	if base == "" {
-		base, _ = os.Getwd()
-	}
-	dir := c.Dir
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(base, dir)
-	}
-	base, _ = filepath.Abs(base)
-	rep, err := noma.Verify(dir, base)
+	base, _ := filepath.Abs(g.workDir())
+	rep, err := noma.Verify(g.path(c.Dir), base)
 	if errors.Is(err, noma.ErrNoFixtureDir) {
 		fmt.Fprintf(g.stderr, "noma verify: %s does not exist\n", c.Dir)
 		return &fault.Error{Kind: fault.Usage, Err: errSilent}

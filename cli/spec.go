@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gloss-dev/gloss/fault"
@@ -42,27 +40,6 @@ whose governed files drifted.
   git gloss spec status`
 }
 
-// argPath makes a path given on the command line usable by the library: a
-// path that exists relative to the current directory becomes absolute;
-// anything else (a spec's short name) is passed as it is.
-func (g *Globals) argPath(p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	base := g.Dir
-	if base == "" {
-		base, _ = os.Getwd()
-	} else if !filepath.IsAbs(base) {
-		wd, _ := os.Getwd()
-		base = filepath.Join(wd, base)
-	}
-	full := filepath.Join(base, p)
-	if _, err := os.Lstat(full); err == nil {
-		return full
-	}
-	return p
-}
-
 // withSpecs opens the reconciliation workspace for a command.
 func (g *Globals) withSpecs(fn func(w *reconcile.Workspace) error) error {
 	repo, err := g.openRepo()
@@ -95,7 +72,7 @@ func (c *SpecValidateCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := spec.Validate(g.ctx, repo, g.argPath(c.Path))
+	res, err := spec.Validate(g.ctx, repo, g.path(c.Path))
 	if err != nil {
 		return err
 	}
@@ -248,7 +225,7 @@ func (c *SpecDiffCmd) Run(g *Globals) error {
 		return err
 	}
 	return g.withSpecs(func(w *reconcile.Workspace) error {
-		res, err := w.SpecDiff(g.ctx, reconcile.DiffInput{SpecPath: g.argPath(c.Spec), BaseBranch: c.Base, PlainBase: c.PlainBase,
+		res, err := w.SpecDiff(g.ctx, reconcile.DiffInput{SpecPath: g.specArg(c.Spec), BaseBranch: c.Base, PlainBase: c.PlainBase,
 			ExcludePatterns: c.Exclude, BypassCache: c.BypassCache})
 		if err != nil {
 			return err
@@ -291,7 +268,7 @@ type SpecChangedCmd struct {
 // Run lists changed artifacts.
 func (c *SpecChangedCmd) Run(g *Globals) error {
 	return g.withSpecs(func(w *reconcile.Workspace) error {
-		res, err := w.ChangedArtifacts(reconcile.ArtifactsInput{SpecPath: g.argPath(c.Spec), ArtifactType: c.Type})
+		res, err := w.ChangedArtifacts(reconcile.ArtifactsInput{SpecPath: g.specArg(c.Spec), ArtifactType: c.Type})
 		if err != nil {
 			return err
 		}
@@ -324,12 +301,12 @@ func (c *SpecMarkCmd) Run(g *Globals) error {
 	}
 	files := make([]string, len(c.Files))
 	for i, f := range c.Files {
-		files[i] = g.argPath(f)
+		files[i] = g.path(f)
 	}
 	return g.withSpecs(func(w *reconcile.Workspace) error {
 		in := reconcile.MarkInput{Files: files, Base: c.Base, Via: "cli"}
 		if c.Spec != "" {
-			in.SpecPath = g.argPath(c.Spec)
+			in.SpecPath = g.specArg(c.Spec)
 		}
 		res, err := w.Mark(g.ctx, in)
 		if err != nil {
@@ -355,7 +332,7 @@ type SpecClearCmd struct {
 // Run writes the tombstone.
 func (c *SpecClearCmd) Run(g *Globals) error {
 	return g.withSpecs(func(w *reconcile.Workspace) error {
-		res, err := w.Clear(g.ctx, reconcile.ClearInput{SpecPath: g.argPath(c.Spec), Via: "cli"})
+		res, err := w.Clear(g.ctx, reconcile.ClearInput{SpecPath: g.specArg(c.Spec), Via: "cli"})
 		if err != nil {
 			return err
 		}

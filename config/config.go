@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // TeamFile is the team configuration, relative to the repository root.
@@ -66,12 +66,17 @@ func LoadTeam(repo *gitops.Repo) (*Config, error) {
 		return c, nil
 	}
 	c.TeamPath = filepath.Join(repo.Root(), filepath.FromSlash(TeamFile))
-	data, err := os.ReadFile(c.TeamPath)
+	tree, err := safepath.ForRepo(repo)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
+	data, err := tree.ReadFile(TeamFile, 1<<20)
 	switch {
 	case err == nil:
 		c.TeamPresent = true
 		return c, c.parseTeam(data)
-	case errors.Is(err, os.ErrNotExist):
+	case fault.KindOf(err) == fault.NotFound:
 		return c, nil
 	}
 	return nil, fmt.Errorf("read %s: %w", TeamFile, err)

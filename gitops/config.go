@@ -102,3 +102,19 @@ func isExit(err error, code int) bool {
 	var ge *GitError
 	return errors.As(err, &ge) && ge.ExitCode == code
 }
+
+// LookupConfig reads one configuration value through libgit2, in process:
+// for settings read on hot paths, where starting `git config` would cost
+// more than the work itself.
+func (r *Repo) LookupConfig(key string) (string, bool) {
+	cfg, err := r.r.Config()
+	if err != nil {
+		return "", false
+	}
+	defer cfg.Free()
+	v, err := cfg.LookupString(key)
+	if err != nil {
+		return "", false
+	}
+	return v, true
+}

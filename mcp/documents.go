@@ -2,11 +2,10 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"regexp"
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/noma"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // The documents toolset is Annex B of the Noma Agent Protocol v1.0:
@@ -40,27 +39,6 @@ type patchListInput struct {
 	Ops []map[string]any `json:"ops" jsonschema:"patch ops applied in order, all or nothing: if one fails none is written, and the others are recorded as op_list_aborted"`
 }
 
-var (
-	reSHA8   = regexp.MustCompile(`^[0-9a-fA-F]{8}$`)
-	reSHA256 = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
-	reHex864 = regexp.MustCompile(`^[0-9a-fA-F]{8,64}$`)
-	reUUID   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-)
-
-func (in patchCommon) check() error {
-	switch {
-	case in.ExpectedSHA != "" && !reSHA8.MatchString(in.ExpectedSHA):
-		return fault.Usagef("expected_sha must be 8 hex digits")
-	case in.BaseSHA256 != "" && !reSHA256.MatchString(in.BaseSHA256):
-		return fault.Usagef("base_sha256 must be 64 hex digits")
-	case in.BaseHash != "" && !reHex864.MatchString(in.BaseHash):
-		return fault.Usagef("base_hash must be 8 to 64 hex digits")
-	case in.ParentOpID != "" && !reUUID.MatchString(in.ParentOpID):
-		return fault.Usagef("parent_op_id must be a UUID")
-	}
-	return nil
-}
-
 func (in patchCommon) request(ops []noma.Op, errs []*noma.PatchError) noma.PatchRequest {
 	return noma.PatchRequest{File: in.File, Ops: ops, OpErrs: errs, Reason: in.Reason, ExpectedSHA: in.ExpectedSHA,
 		Actor: in.Actor, BaseSHA256: in.BaseSHA256, BaseHash: in.BaseHash, ParentOpID: in.ParentOpID}
@@ -73,15 +51,12 @@ func withStore[In any](fn func(st *noma.Store, in In) (any, error)) func(context
 		if err != nil {
 			return nil, err
 		}
-		if repo.IsBare() {
-			return nil, errors.New("documents need a working tree")
-		}
-		st, err := noma.OpenStore(repo.Root())
+		tree, err := safepath.ForRepo(repo)
 		if err != nil {
 			return nil, err
 		}
-		defer st.Close()
-		return fn(st, in)
+		defer tree.Close()
+		return fn(noma.NewStore(tree), in)
 	}
 }
 
@@ -116,9 +91,6 @@ func registerDocuments(r *registry) {
 			"id_conflict, invalid_content, id_attribute_protected, sha_mismatch or unsupported_op; success is {ok:true, " +
 			"post_validation, transcript_entry, diagnostics}. Use expected_sha or base_hash to avoid overwriting a concurrent edit."},
 		withStore(func(st *noma.Store, in patchBlockInput) (any, error) {
-			if err := in.check(); err != nil {
-				return nil, err
-			}
 			ops, errs := decodeOne(in.Op)
 			return st.Patch(in.request(ops, errs))
 		}))
@@ -126,9 +98,6 @@ func registerDocuments(r *registry) {
 		Description: "Apply a list of patch ops to one .noma document atomically: all are applied and written once, or none is " +
 			"(the failing op's code is returned; the others are recorded as op_list_aborted). One transcript record per op."},
 		withStore(func(st *noma.Store, in patchListInput) (any, error) {
-			if err := in.check(); err != nil {
-				return nil, err
-			}
 			if len(in.Ops) == 0 {
 				return nil, fault.Usagef("ops is empty")
 			}

@@ -2,6 +2,8 @@ package noma
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -106,12 +108,38 @@ func BenchmarkStorePatchList100(b *testing.B) {
 	ops := benchOps(b, 100)
 	for b.Loop() {
 		b.StopTimer()
-		if err := st.write("d.noma", src); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "d.noma"), []byte(src), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		_ = st.root.Remove("d.noma.patches")
+		_ = os.Remove(filepath.Join(dir, "d.noma.patches"))
 		b.StartTimer()
 		res, err := st.Patch(PatchRequest{File: "d.noma", Ops: ops})
+		if err != nil || !res.OK {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+// BenchmarkStorePatchOne is one patch_block on a small document: lock,
+// journal, transcript append and atomic write, each synced.
+func BenchmarkStorePatchOne(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "d.noma"), []byte("# Doc\n\n::claim{id=\"c1\" n=\"0\"}\nText.\n::\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	st, err := OpenStore(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	i := 0
+	for b.Loop() {
+		i++
+		var o Op
+		if err := o.UnmarshalJSON(fmt.Appendf(nil, `{"op":"update_attribute","id":"c1","key":"n","value":"%d"}`, i)); err != nil {
+			b.Fatal(err)
+		}
+		res, err := st.Patch(PatchRequest{File: "d.noma", Ops: []Op{o}})
 		if err != nil || !res.OK {
 			b.Fatal(res, err)
 		}

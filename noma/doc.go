@@ -8,21 +8,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/fault"
-	"github.com/gloss-dev/gloss/safepath"
 	"github.com/gloss-dev/gloss/schemas"
 )
 
@@ -31,71 +26,6 @@ const ProtocolVersion = "1.0"
 
 // MaxContentBytes is the largest document patch_block accepts.
 const MaxContentBytes = 1_000_000
-
-// Store reads and patches documents inside one repository root. Every
-// path is confined to the root (safepath.Clean, then an os.Root, which
-// refuses symlinks that lead outside).
-type Store struct {
-	dir  string
-	root *os.Root
-	// Now is the clock for transcripts (tests pin it).
-	Now func() time.Time
-}
-
-// OpenStore opens the documents of the working tree at dir.
-func OpenStore(dir string) (*Store, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	r, err := os.OpenRoot(abs)
-	if err != nil {
-		return nil, err
-	}
-	return &Store{dir: abs, root: r, Now: time.Now}, nil
-}
-
-// Close releases the root.
-func (s *Store) Close() error { return s.root.Close() }
-
-// Dir is the root directory.
-func (s *Store) Dir() string { return s.dir }
-
-// Rel validates file (repository-relative, or absolute inside the root)
-// and returns it relative to the root.
-func (s *Store) Rel(file string) (string, error) {
-	return safepath.Clean(s.dir, file)
-}
-
-// ReadSource reads a document's raw text.
-func (s *Store) ReadSource(file string) (rel, src string, err error) {
-	rel, err = s.Rel(file)
-	if err != nil {
-		return "", "", err
-	}
-	f, err := s.root.Open(rel)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return rel, "", fault.NotFoundf("%s: no such document", rel)
-		}
-		if safepath.IsEscape(err) {
-			return rel, "", &fault.Error{Kind: fault.Usage, Err: fmt.Errorf("%q: %w", file, safepath.ErrEscape)}
-		}
-		return rel, "", err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return rel, "", fault.Usagef("%s is a directory", rel)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, 64<<20))
-	if err != nil {
-		return rel, "", err
-	}
-	if !utf8.Valid(data) {
-		return rel, "", fault.Usagef("%s is not valid UTF-8", rel)
-	}
-	return rel, string(data), nil
-}
 
 func (s *Store) parse(file string) (string, string, *Node, error) {
 	rel, src, err := s.ReadSource(file)
@@ -392,9 +322,23 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := docExt(req.File, rel); err != nil {
+		return nil, err
+	}
 	if isBookManifest(rel) {
 		return nil, fault.Usagef("%s: book manifests are not patchable (unsupported_op)", rel)
 	}
+	if err := req.check(); err != nil {
+		return nil, err
+	}
+	// One writer at a time per document: the lock covers the read, the
+	// transcript append and the document write, and recovers what a killed
+	// writer left half done.
+	w, err := s.beginWrite(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer w.end()
 	_, src, err := s.ReadSource(rel)
 	if err != nil {
 		return nil, err
@@ -420,7 +364,7 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 		}
 	}
 	preSHA := sha(src)
-	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(s.dir, rel))}).String()
+	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(s.tree.Dir(), rel))}).String()
 	base := func(op Op) *Record {
 		r := &Record{ProtocolVersion: ProtocolVersion, ToolVersion: buildinfo.Version, OpID: newUUID(),
 			TS: s.Now().UTC().Format("2006-01-02T15:04:05.000Z"), Actor: actor, DocURI: uri,
@@ -429,12 +373,13 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 		return r
 	}
 	var records []*Record
+	var newText *string // the document's new text, written after its records
 	finish := func(res *PatchResult) (*PatchResult, error) {
 		el := float64(time.Since(start).Microseconds()) / 1000
 		for _, r := range records {
 			r.ElapsedMS = el
 		}
-		last, err := s.appendRecords(rel, records)
+		last, err := w.commit(records, newText)
 		if err != nil {
 			return nil, err
 		}
@@ -507,8 +452,8 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 	result := "applied"
 	if postSHA == preSHA {
 		result = "noop"
-	} else if err := s.write(rel, out); err != nil {
-		return nil, fmt.Errorf("write %s: %w", rel, err)
+	} else {
+		newText = &out
 	}
 	// one record per op, each with its own intermediate hashes
 	if len(req.Ops) == 1 {
@@ -548,61 +493,6 @@ func opJSON(op Op) any {
 		return map[string]any{"op": op.Name}
 	}
 	return op
-}
-
-func (s *Store) write(rel, text string) error {
-	mode := os.FileMode(0o644)
-	if st, err := s.root.Stat(rel); err == nil {
-		mode = st.Mode().Perm()
-	}
-	return safepath.WriteFile(s.root, rel, []byte(text), mode)
-}
-
-// appendRecords appends records to the transcript, chaining each to the
-// sha256 of the line before it.
-func (s *Store) appendRecords(rel string, recs []*Record) (*Record, error) {
-	if len(recs) == 0 {
-		return nil, nil
-	}
-	tp := TranscriptPath(rel)
-	var prev *string
-	if data, err := s.readAll(tp); err == nil {
-		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-		if l := lines[len(lines)-1]; l != "" {
-			h := sha(l)
-			prev = &h
-		}
-	}
-	var b bytes.Buffer
-	for _, r := range recs {
-		r.PrevEntrySHA256 = prev
-		line, err := schemas.Encode(r)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-		h := sha(string(line))
-		prev = &h
-	}
-	f, err := s.root.OpenFile(tp, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("transcript %s: %w", tp, err)
-	}
-	defer f.Close()
-	if _, err := f.Write(b.Bytes()); err != nil {
-		return nil, fmt.Errorf("transcript %s: %w", tp, err)
-	}
-	return recs[len(recs)-1], f.Sync()
-}
-
-func (s *Store) readAll(rel string) ([]byte, error) {
-	f, err := s.root.Open(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // Capabilities is the Annex A sidecar <file>.capabilities.yml. It is

@@ -2,7 +2,9 @@ package noma
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/gloss-dev/gloss/fault"
@@ -64,9 +66,13 @@ func (s *Store) Transcript(file string) (*TranscriptResult, []storedRecord, erro
 		return nil, nil, err
 	}
 	res := &TranscriptResult{File: rel, Records: []any{}, ChainOK: true}
+	s.settle(rel)
 	data, err := s.readAll(TranscriptPath(rel))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return res, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	raws, recs, chain, err := parseTranscript(string(data))
 	if err != nil {

@@ -61,8 +61,10 @@ const (
 // Notebook is an open notebook folder.
 type Notebook struct {
 	repo *gitops.Repo
-	Rel  string // the folder, relative to the repository root
-	Abs  string
+	tree *safepath.Tree // the working tree: resolver and per-file locks
+	Rel  string         // the folder as configured, relative to the repository root
+	real string         // the folder's real location, relative to the root
+	Abs  string         // the folder's real absolute path
 	root *os.Root
 }
 
@@ -93,30 +95,51 @@ func Open(ctx context.Context, repo *gitops.Repo) (*Notebook, error) {
 	if v := os.Getenv(EnvPath); v != "" {
 		rel = v
 	}
-	clean, err := safepath.Clean(repo.Root(), rel)
-	if err != nil || clean == "." {
-		return nil, fault.Usagef("notebook folder %q must be a folder inside the repository", rel)
-	}
-	abs := filepath.Join(repo.Root(), filepath.FromSlash(clean))
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("create notebook folder: %w", err)
-	}
-	realRoot, _ := filepath.EvalSymlinks(repo.Root())
-	realNB, _ := filepath.EvalSymlinks(abs)
-	if r, err := filepath.Rel(realRoot, realNB); err != nil || r == ".." || strings.HasPrefix(r, "../") {
-		return nil, refuse(PathTraversal, "the notebook folder %s leads outside the repository", clean)
-	}
-	root, err := os.OpenRoot(abs)
+	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return nil, err
 	}
-	return &Notebook{repo: repo, Rel: clean, Abs: abs, root: root}, nil
+	nb, err := openIn(tree, rel)
+	if err != nil {
+		tree.Close()
+		return nil, err
+	}
+	nb.repo = repo
+	return nb, nil
+}
+
+// openIn opens the notebook folder rel of a working tree. The folder goes
+// through the tree's resolver like any other path: a committed config or
+// symlink cannot point it into .git or outside the repository.
+func openIn(tree *safepath.Tree, rel string) (*Notebook, error) {
+	clean, err := safepath.Clean(tree.Dir(), rel)
+	if err != nil || clean == "." {
+		return nil, fault.Usagef("notebook folder %q must be a folder inside the repository", rel)
+	}
+	real, err := tree.Resolve(clean)
+	if err != nil {
+		return nil, refuse(PathTraversal, "the notebook folder %s: %v", clean, err)
+	}
+	if real == "." {
+		return nil, fault.Usagef("notebook folder %q resolves to the repository root; it must be a folder inside it", rel)
+	}
+	if err := tree.Root().MkdirAll(real, 0o755); err != nil {
+		return nil, fmt.Errorf("create notebook folder: %w", err)
+	}
+	root, err := tree.Root().OpenRoot(real)
+	if err != nil {
+		return nil, err
+	}
+	return &Notebook{tree: tree, Rel: clean, real: real, Abs: filepath.Join(tree.Dir(), filepath.FromSlash(real)), root: root}, nil
 }
 
 // Close releases the folder.
 func (nb *Notebook) Close() {
 	if nb.root != nil {
 		nb.root.Close()
+	}
+	if nb.tree != nil {
+		nb.tree.Close()
 	}
 }
 
@@ -173,7 +196,23 @@ func (nb *Notebook) cleanPath(p string, file bool) (string, error) {
 	if file && !allowedExt[strings.ToLower(path.Ext(clean))] {
 		return "", refuse(AccessDenied, "%s. Only .md, .mmd and .json files belong in the notebook", clean)
 	}
+	// The one resolver has the last word: no symlink inside the notebook
+	// may lead into a git directory or out of the notebook.
+	if _, err := nb.tree.ResolveIn(nb.real, clean); err != nil {
+		return "", refuse(PathTraversal, "%s: %v", clean, err)
+	}
 	return clean, nil
+}
+
+// lock takes the per-file lock of note p for a read-modify-write: two
+// writers of the same note (an agent appending, a person tagging) never
+// lose each other's change.
+func (nb *Notebook) lock(p string) (func(), error) {
+	real, err := nb.tree.ResolveIn(nb.real, p)
+	if err != nil {
+		return nil, refuse(PathTraversal, "%s: %v", p, err)
+	}
+	return nb.tree.Lock(real)
 }
 
 func resolved(p string) string {

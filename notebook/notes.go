@@ -168,6 +168,11 @@ func (nb *Notebook) Create(in CreateInput) (*OpResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := nb.lock(p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if nb.exists(p) && !in.Overwrite {
 		return nil, refuse(AlreadyExists, "%s (pass overwrite to replace it)", p)
 	}
@@ -229,6 +234,11 @@ func (nb *Notebook) Update(in UpdateInput) (*OpResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := nb.lock(p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	n, err := nb.read(p)
 	if err != nil {
 		return nil, err
@@ -293,6 +303,11 @@ func (nb *Notebook) Patch(in PatchInput) (*OpResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := nb.lock(p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if in.OldString == "" {
 		return nil, refuse(InvalidArgument, "oldString must not be empty")
 	}
@@ -345,6 +360,11 @@ func (nb *Notebook) Delete(p, confirmPath string) (*OpResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := nb.lock(p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if strings.TrimSpace(confirmPath) != p && strings.TrimSpace(confirmPath) != strings.TrimSpace(p) {
 		return nil, &Error{Category: DeletionCancelled}
 	}
@@ -371,6 +391,18 @@ func (nb *Notebook) Move(oldPath, newPath string, overwrite bool) (*OpResult, er
 	to, err := nb.cleanPath(newPath, true)
 	if err != nil {
 		return nil, err
+	}
+	// Both notes are locked, always in the same order, so two moves
+	// cannot wait on each other.
+	for _, p := range slices.Sorted(slices.Values([]string{from, to})) {
+		unlock, err := nb.lock(p)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		if from == to {
+			break
+		}
 	}
 	if _, err := nb.root.Lstat(from); err != nil {
 		return nil, fsErr(from, err)
@@ -405,6 +437,11 @@ func (nb *Notebook) UpdateFrontmatter(p string, frontmatter any, merge bool) (*O
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := nb.lock(p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	n, err := nb.read(p)
 	if err != nil {
 		return nil, err
@@ -436,6 +473,11 @@ func (nb *Notebook) ManageTags(p, operation string, tags []string) (*TagsResult,
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := nb.lock(p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	n, err := nb.read(p)
 	if err != nil {
 		return nil, err

@@ -494,13 +494,10 @@ func actor(ctx context.Context, repo *gitops.Repo, via string) string {
 func toolVersion() string { return "git-gloss " + buildinfo.Version }
 
 func writeSnapshotFile(root string, data []byte) error {
-	r, err := os.OpenRoot(root)
+	tree, err := safepath.OpenWorkTree(root)
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	if err := r.MkdirAll(filepath.Dir(StatePath), 0o755); err != nil {
-		return err
-	}
-	return safepath.WriteFile(r, StatePath, data, 0o644)
+	defer tree.Close()
+	return tree.WriteFile(StatePath, data, 0o644)
 }

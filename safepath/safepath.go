@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 )
 
@@ -68,6 +69,15 @@ func Clean(root, p string) (string, error) {
 // both with symlinks resolved as far as they exist (so /tmp and
 // /private/tmp, or a symlinked checkout, compare equal).
 func relInside(root, abs string) (string, error) {
+	// A path spelled under the root is taken lexically, so that its own
+	// symlinks are followed by the one resolver (Tree.Resolve), the same
+	// way as for a relative path.
+	abs = filepath.Clean(abs)
+	for _, r := range []string{filepath.Clean(root), resolveExisting(root)} {
+		if rel, err := filepath.Rel(r, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel), nil
+		}
+	}
 	r := resolveExisting(root)
 	a := resolveExisting(abs)
 	rel, err := filepath.Rel(r, a)
@@ -105,41 +115,7 @@ func IsEscape(err error) bool {
 	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes from parent")
 }
 
-// WriteFile replaces rel inside root atomically: a temporary file next to
-// it, synced, then renamed into place. Parent directories are created.
-// Every step goes through root, so a symlinked parent cannot redirect the
-// write outside.
+// WriteFile replaces rel inside root atomically (atomicfile.WriteIn).
 func WriteFile(root *os.Root, rel string, data []byte, mode os.FileMode) error {
-	dir := path.Dir(rel)
-	if dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	var tmp string
-	var f *os.File
-	for i := 0; ; i++ {
-		tmp = path.Join(dir, fmt.Sprintf(".%s.tmp%d-%d", path.Base(rel), os.Getpid(), i))
-		var err error
-		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, os.ErrExist) || i > 100 {
-			return err
-		}
-	}
-	defer root.Remove(tmp) // fails harmlessly once renamed
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return root.Rename(tmp, rel)
+	return atomicfile.WriteIn(root, rel, data, mode)
 }

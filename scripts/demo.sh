@@ -9,9 +9,16 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-demo=${GLOSS_DEMO_DIR:-$root/demo-repo}
-remote="$demo.remote.git"
-rm -rf "$demo" "$remote" "$demo-teammate"
+# Everything the demo makes lives under one folder: the repository, its
+# bare remote, a teammate's clone and the scripted agent. A go.mod there
+# keeps the demo's Go files out of gloss's own `go test ./...`.
+base=${GLOSS_DEMO_DIR:-$root/demo-repo}
+demo="$base/work"
+remote="$base/remote.git"
+teammate="$base/teammate"
+rm -rf "$base"
+mkdir -p "$base"
+printf 'module demo\n\ngo 1.25\n' >"$base/go.mod"
 
 # step prints a heading; run prints a command, then runs it; mcp calls
 # tools through the TypeScript SDK client: mcp TOOL JSON [TOOL JSON ...].

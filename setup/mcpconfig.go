@@ -11,6 +11,7 @@ import (
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // ServerName is gloss's key in MCP client configuration files.
@@ -25,6 +26,7 @@ type MCPTarget struct {
 	Path   string `json:"path"`
 	Key    string `json:"key"` // "mcpServers" (Claude, Cursor) or "servers" (VS Code)
 	Global bool   `json:"global"`
+	root   string // the working tree the file belongs to; "" for a user's own file
 }
 
 // TargetFor returns the configuration file of client: inside the repository
@@ -35,6 +37,9 @@ func TargetFor(client, root string, global bool) (MCPTarget, error) {
 		return MCPTarget{}, fmt.Errorf("locate home directory: %w", err)
 	}
 	t := MCPTarget{Client: client, Key: "mcpServers", Global: global}
+	if !global {
+		t.root = root
+	}
 	switch client {
 	case "claude":
 		t.Path = filepath.Join(root, ".mcp.json")
@@ -136,7 +141,7 @@ func registerServer(t MCPTarget) (MCPChange, error) {
 		return ch, err
 	}
 	top.set(t.Key, raw)
-	return ch, writeJSON(t.Path, top)
+	return ch, writeJSON(t, top)
 }
 
 // unregisterServer removes gloss's entry. If gloss created the file (and
@@ -175,10 +180,11 @@ func unregisterServer(t MCPTarget, created, createdDir bool) (MCPChange, error) 
 		return ch, err
 	}
 	top.set(t.Key, raw)
-	return ch, writeJSON(t.Path, top)
+	return ch, writeJSON(t, top)
 }
 
-func writeJSON(path string, o *object) error {
+func writeJSON(t MCPTarget, o *object) error {
+	path := t.Path
 	out, err := o.marshal()
 	if err != nil {
 		return err
@@ -186,6 +192,17 @@ func writeJSON(path string, o *object) error {
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
+	}
+	// A client file inside a repository (.mcp.json, .cursor/mcp.json) is
+	// a committed file: it goes through the one resolver, so a committed
+	// symlink cannot turn it into a write under .git.
+	if t.root != "" {
+		tree, err := safepath.OpenWorkTree(t.root)
+		if err != nil {
+			return err
+		}
+		defer tree.Close()
+		return tree.WriteFile(path, out, mode)
 	}
 	return atomicfile.Write(path, out, mode)
 }

@@ -156,15 +156,16 @@ func Validate(_ context.Context, repo *gitops.Repo, target string) (*ValidateRes
 	if target == "" {
 		target = Dir
 	}
-	rel, err := safepath.Clean(repo.Root(), target)
+	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(repo.Root())
+	defer tree.Close()
+	rel, err := tree.Resolve(target)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	root := tree.Root()
 	res := &ValidateResult{Schema: validateTag, Files: []FileProblems{}, Warnings: []string{}}
 	st, err := root.Stat(rel)
 	if err != nil {
@@ -202,7 +203,9 @@ func Validate(_ context.Context, repo *gitops.Repo, target string) (*ValidateRes
 		res.Warnings = append(res.Warnings, "no *"+Suffix+" files found under "+rel)
 	}
 	for _, p := range files {
-		data, err := root.ReadFile(p)
+		// Each file through the resolver: a spec that is a link into .git
+		// is refused, never read.
+		data, err := tree.ReadFile(p, 0)
 		var probs []Problem
 		if err != nil {
 			probs = []Problem{{Line: 1, Message: "cannot read: " + err.Error()}}

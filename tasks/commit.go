@@ -22,22 +22,29 @@ import (
 // working tree instead.
 func (s *Store) record(ctx context.Context, id, transition string, paths ...string) error {
 	if !s.autoCommit() {
+		s.committed()
 		return nil
 	}
 	args := append([]string{"add", "-A", "--"}, paths...)
-	if _, err := s.repo.Git(ctx, args...); err != nil {
+	if _, err := s.gitRetrying(ctx, args...); err != nil {
+		s.rollback()
 		return fmt.Errorf("stage %s: %w", strings.Join(paths, " "), err)
 	}
 	subject := fmt.Sprintf("gloss(task): %s %s", id, transition)
 	trailers := fmt.Sprintf("Task-Id: %s\nTask-Transition: %s", id, transition)
 	args = append([]string{"commit", "--quiet", "--no-verify", "--only", "-m", subject, "-m", trailers, "--"}, paths...)
-	if _, err := s.repo.Git(ctx, args...); err != nil {
+	if _, err := s.gitRetrying(ctx, args...); err != nil {
 		var ge *gitops.GitError
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr+ge.Error(), "nothing to commit") {
+			s.committed()
 			return nil
 		}
+		s.rollback()
+		// Put the index back as it was for these paths, too.
+		_, _ = s.repo.Git(ctx, append([]string{"reset", "--quiet", "--"}, paths...)...)
 		return fmt.Errorf("commit the change to %s: %w", id, err)
 	}
+	s.committed()
 	return nil
 }
 

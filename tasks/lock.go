@@ -2,21 +2,19 @@ package tasks
 
 import (
 	"errors"
-	"os"
 	"syscall"
+
+	"github.com/gloss-dev/gloss/atomicfile"
 )
 
-// Locks are flock(2) locks on files under the git dir: the kernel drops
-// them when their holder dies, so a crash never leaves a stale lock.
+// Locks are flock(2) locks on files under the git dir (atomicfile): the
+// kernel drops them when their holder dies, so a crash never leaves a
+// stale lock.
 
 // lockFile waits for a lock on path (syscall.LOCK_SH or LOCK_EX).
 func lockFile(path string, how int) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := atomicfile.LockFile(path, how)
 	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), how); err != nil {
-		f.Close()
 		return nil, err
 	}
 	return func() { f.Close() }, nil

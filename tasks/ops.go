@@ -360,6 +360,11 @@ type AddInput struct {
 
 // Add creates a task file (and commits it).
 func (s *Store) Add(ctx context.Context, in AddInput) (*AddResult, error) {
+	unlock, err := s.writeLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	desc := strings.TrimSpace(in.Description)
 	if desc == "" {
 		return nil, fault.Usagef("Missing required parameter: description")
@@ -453,6 +458,11 @@ type UpdateInput struct {
 
 // Update changes a task's fields and status.
 func (s *Store) Update(ctx context.Context, in UpdateInput) (*Message, error) {
+	unlock, err := s.writeLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	t, g, err := s.lookup(in.ID)
 	if err != nil {
 		return nil, err
@@ -542,6 +552,11 @@ func (s *Store) transition(ctx context.Context, t *Task, to string, force bool) 
 	if err := t.set("status", to); err != nil {
 		return err
 	}
+	unlock, err := s.writeLock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := s.save(t); err != nil {
 		return err
 	}
@@ -569,6 +584,11 @@ func (s *Store) Cancel(ctx context.Context, id string) (*Message, error) {
 // Archive moves a completed task to .gloss/tasks/archive/ (it still
 // resolves). A task whose branch holds work not merged is refused.
 func (s *Store) Archive(ctx context.Context, id string) (*Message, error) {
+	unlock, err := s.writeLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	t, err := s.Resolve(id)
 	if err != nil {
 		return nil, err
@@ -617,6 +637,11 @@ func (s *Store) merged(ctx context.Context, branch string) (bool, error) {
 // acceptance criterion (<id>.1, <id>.2, …), each depending on the one
 // before. No agent is involved: the criteria are the plan.
 func (s *Store) Split(ctx context.Context, id string, force bool) (*SplitResult, error) {
+	unlock, err := s.writeLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	t, g, err := s.lookup(id)
 	if err != nil {
 		return nil, err

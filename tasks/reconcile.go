@@ -16,7 +16,6 @@ import (
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
-	"github.com/gloss-dev/gloss/safepath"
 )
 
 // reconcileRun settles a finished run, once: its log is appended to the
@@ -28,6 +27,11 @@ func (s *Store) reconcileRun(ctx context.Context, run *Run) error {
 	if run.State != "exited" || run.Reconciled {
 		return nil
 	}
+	unlock, err := s.writeLock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := s.keepLog(ctx, run.TaskID); err != nil {
 		return err
 	}
@@ -79,7 +83,7 @@ func (s *Store) keepLog(ctx context.Context, id string) error {
 		out = append(append(out, old...), []byte("\n"+strings.Repeat("=", 72)+"\n")...)
 	}
 	out = append(out, live...)
-	if err := safepath.WriteFile(s.root, p, out, 0o644); err != nil {
+	if err := s.writeFile(p, out); err != nil {
 		return err
 	}
 	if err := s.record(ctx, id, "run log", p); err != nil {
@@ -111,6 +115,11 @@ func (s *Store) branchCriteria(ctx context.Context, id string) (Criteria, error)
 // against Chant's data loss. The merge fast-forwards when it can and makes
 // a merge commit otherwise; nothing remote is deleted.
 func (s *Store) Finalize(ctx context.Context, id string, force bool) (*Message, error) {
+	unlock, err := s.writeLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	t, err := s.Resolve(id)
 	if err != nil {
 		return nil, err
@@ -341,6 +350,11 @@ func (s *Store) Takeover(ctx context.Context, id string, force bool) (*TakeoverR
 		}
 	}
 	t.Body = appendSection(t.Body, "## Takeover Analysis", a.String())
+	unlock, err := s.writeLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := s.save(t); err != nil {
 		return nil, err
 	}

@@ -170,6 +170,18 @@ type QualityNotice struct {
 // WorkStart starts an agent on a task. self is the git-gloss binary that
 // will supervise the run.
 func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, error) {
+	// The write lock covers the claim (lookup to the status commit); the
+	// start itself runs without it, since the run settles under it.
+	unlock, err := s.writeLock()
+	if err != nil {
+		return nil, err
+	}
+	claimed := false
+	defer func() {
+		if !claimed {
+			unlock()
+		}
+	}()
 	t, g, err := s.lookup(id)
 	if err != nil {
 		return nil, err
@@ -217,6 +229,8 @@ func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, e
 	if err := s.record(ctx, t.ID, from+" -> in_progress", t.Path); err != nil {
 		return nil, err
 	}
+	claimed = true
+	unlock()
 	wt, err := s.ensureWorktree(ctx, t.ID, branch)
 	if err != nil {
 		return nil, s.undoStart(ctx, t, from, err)
@@ -268,6 +282,9 @@ func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, e
 // undoStart puts the status back when a start fails after the change.
 func (s *Store) undoStart(ctx context.Context, t *Task, from string, cause error) error {
 	_ = t.set("status", from)
+	if unlock, err := s.writeLock(); err == nil {
+		defer unlock()
+	}
 	if err := s.save(t); err == nil {
 		_ = s.record(ctx, t.ID, "in_progress -> "+from+" (start failed)", t.Path)
 	}

@@ -86,9 +86,17 @@ type Settings struct {
 // Store is the tasks of one repository.
 type Store struct {
 	repo     *gitops.Repo
-	root     *os.Root
+	tree     *safepath.Tree // the one resolver and per-file locks
+	root     *os.Root       // tree.Root()
 	settings Settings
 	agent    string // personal git config gloss.agent
+
+	// The write lock: held (re-entrantly) by every change to task files,
+	// from the read that decides it to the commit that records it.
+	mu       sync.Mutex
+	depth    int
+	unlockFn func()
+	undo     map[string][]byte // bytes of the files saved under the lock, nil for new files
 }
 
 // Open reads the settings and opens the tasks folder of a repository.
@@ -106,18 +114,18 @@ func Open(ctx context.Context, repo *gitops.Repo) (*Store, error) {
 	}
 	s.settings.Lint.defaults()
 	s.agent, _ = cfg.Personal("agent")
-	root, err := os.OpenRoot(repo.Root())
+	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return nil, err
 	}
-	s.root = root
+	s.tree, s.root = tree, tree.Root()
 	return s, nil
 }
 
 // Close releases the store.
 func (s *Store) Close() {
-	if s.root != nil {
-		s.root.Close()
+	if s.tree != nil {
+		s.tree.Close()
 	}
 }
 
@@ -142,6 +150,9 @@ func (s *Store) load() ([]*Task, error) {
 	defer unlock()
 	var paths []string
 	for _, dir := range []string{Dir, ArchiveDir} {
+		if _, err := s.tree.Resolve(dir); err != nil {
+			return nil, fmt.Errorf("the task folder: %w", err)
+		}
 		entries, err := fs.ReadDir(s.root.FS(), dir)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -151,6 +162,10 @@ func (s *Store) load() ([]*Task, error) {
 		}
 		for _, e := range entries {
 			name := e.Name()
+			if e.Type()&fs.ModeSymlink != 0 && strings.HasSuffix(name, ".md") && ValidID(strings.TrimSuffix(name, ".md")) {
+				paths = append(paths, path.Join(dir, name)) // read reports it as a problem
+				continue
+			}
 			if !e.IsDir() && strings.HasSuffix(name, ".md") && ValidID(strings.TrimSuffix(name, ".md")) {
 				paths = append(paths, path.Join(dir, name))
 			}
@@ -190,8 +205,15 @@ func (s *Store) lockFiles(how int) (func(), error) {
 	return lockFile(filepath.Join(dir, "tasks-files.lock"), how)
 }
 
-// read parses one task file.
+// read parses one task file. A symbolic link is not followed: it is
+// listed with a problem, like a file whose frontmatter does not parse,
+// so one odd file never stops every task command.
 func (s *Store) read(p string) (*Task, error) {
+	if st, err := s.root.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		t := &Task{ID: strings.TrimSuffix(path.Base(p), ".md"), Path: p, Status: "pending", Type: "code",
+			parseErr: fmt.Errorf("%s is a symbolic link; task files must be regular files", p)}
+		return t, nil
+	}
 	f, err := s.root.Open(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -311,10 +333,7 @@ func (s *Store) save(t *Task) error {
 	if err != nil {
 		return err
 	}
-	if err := safepath.WriteFile(s.root, t.Path, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", t.Path, err)
-	}
-	return nil
+	return s.writeFile(t.Path, data)
 }
 
 // Resolve finds a task from a full or partial id, in Chant's order: exact

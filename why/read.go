@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -126,14 +125,14 @@ func openFile(repo *gitops.Repo, p, rev string) (*file, error) {
 		f.rev = "HEAD"
 	}
 	if f.rev == "" {
-		r, err := os.OpenRoot(root)
+		tree, err := safepath.ForRepo(repo)
 		if err != nil {
 			return nil, err
 		}
-		defer r.Close()
-		data, err := r.ReadFile(rel)
+		defer tree.Close()
+		data, err := tree.ReadFile(rel, 0)
 		if err != nil {
-			if os.IsNotExist(err) {
+			if fault.KindOf(err) == fault.NotFound {
 				return nil, fault.NotFoundf("%s: no such file in the working tree", rel)
 			}
 			return nil, fmt.Errorf("read %s: %w", rel, err)

@@ -2,7 +2,7 @@
 # and done. The agent here is a script (set through personal git config,
 # as a real one would be: `git config gloss.agent "claude -p"`).
 step "Tasks: add one, see it ready, let an agent do it"
-agent="$demo.agent.sh"
+agent="$base/agent.sh"
 cat > "$agent" <<'AGENT'
 #!/bin/sh
 # A scripted agent: it reads its task, does the work, ticks the criteria.
