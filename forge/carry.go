@@ -104,7 +104,7 @@ func Carry(ctx context.Context, repo *gitops.Repo, opts CarryOptions) (*CarryRes
 		res.Carried += n
 		res.Pairs = append(res.Pairs, p)
 	}
-	if len(pairs) == 0 {
+	if len(pairs) == 0 && len(res.Merged) == 0 {
 		res.Warnings = append(res.Warnings, "no pull request commits with annotations found for these targets")
 	}
 	if pushing {

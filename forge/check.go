@@ -78,7 +78,7 @@ type CheckReport struct {
 		Specs     int `json:"specs"`
 		Tasks     int `json:"tasks"`
 		Documents int `json:"documents"`
-	} `json:"checked" jsonschema:"affected specs, changed task files and changed .noma documents looked at"`
+	} `json:"checked" jsonschema:"affected specs found out of step, changed task files and changed .noma documents looked at"`
 	Notes []string `json:"notes"`
 }
 

@@ -69,7 +69,7 @@ func summary(rep *CheckReport) string {
 	if rep.Failed {
 		verdict = "FAILED"
 	}
-	return fmt.Sprintf("gloss ci check %s: %d error(s), %d warning(s) in %s..%s (%d spec(s), %d task file(s), %d document(s) checked)",
+	return fmt.Sprintf("gloss ci check %s: %d error(s), %d warning(s) in %s..%s (%d spec(s) out of step; %d task file(s), %d document(s) checked)",
 		verdict, errs, warns, short(rep.Base), short(rep.Head), rep.Checked.Specs, rep.Checked.Tasks, rep.Checked.Documents)
 }
 
