@@ -81,6 +81,8 @@ type CLI struct {
 	Sync      SyncCmd      `cmd:"" help:"Fetch, merge and push gloss notes with a remote."`
 	Export    ExportCmd    `cmd:"" help:"Write gloss's notes records as JSON Lines."`
 	Import    ImportCmd    `cmd:"" help:"Read records from git gloss export, or from Chronicle (import chronicle)."`
+	Carry     CarryCmd     `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
+	Ci        CiCmd        `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
 	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gloss-dev/gloss/gitops"
@@ -98,7 +99,7 @@ func mergeOnce(repo *gitops.Repo, dst, src string, res *MergeResult) error {
 		return err
 	}
 	defer theirs.Close()
-	entries, err := theirs.List()
+	entries, err := changedSince(repo, ours.Tip, srcTip, theirs)
 	if err != nil {
 		return err
 	}
@@ -123,4 +124,45 @@ func mergeOnce(repo *gitops.Repo, dst, src string, res *MergeResult) error {
 	}
 	res.Action, res.Tip, res.Notes = "merged", tip, len(changes)
 	return nil
+}
+
+// changedSince lists the notes theirs added or changed since the merge
+// base of the two tips: only those can bring ours anything new, and a tree
+// diff skips every unchanged fan-out subtree, so a merge costs what
+// changed, not the number of notes. (A note ours removed since the base
+// and theirs left alone stays removed, as in a three-way merge.) Without a
+// common history every note of theirs is merged.
+func changedSince(repo *gitops.Repo, oursTip, theirTip string, theirs *gitops.Notes) ([]gitops.NoteEntry, error) {
+	base, err := repo.MergeBase(oursTip, theirTip)
+	if err != nil || base == "" {
+		return theirs.List()
+	}
+	changes, err := repo.DiffTrees(base, theirTip, gitops.DiffOptions{NoRenames: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []gitops.NoteEntry
+	for _, c := range changes {
+		if c.Status == gitops.Deleted {
+			continue
+		}
+		if obj := strings.ReplaceAll(c.Path, "/", ""); isNoteName(obj) {
+			out = append(out, gitops.NoteEntry{Object: obj, Blob: c.NewBlob})
+		}
+	}
+	return out, nil
+}
+
+// isNoteName reports whether a notes tree path, fan-out removed, names an
+// object (40 or 64 hex digits).
+func isNoteName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }

@@ -117,29 +117,11 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	if progress == nil {
 		progress = func(string) {}
 	}
-	progress("fetching gloss notes from " + remote + "…")
-	if _, err := repo.Git(ctx, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)); err != nil {
-		if locked(errText(err)) {
-			return fmt.Errorf("fetch notes from %s: %w: %s", remote, errRefLocked, strings.TrimSpace(errText(err)))
-		}
-		return fmt.Errorf("fetch notes from %s: %w", remote, err)
-	}
-	tracking, err := repo.ListRefs(TrackingPrefix(remote) + "*")
+	tracking, merged, err := fetchAndMerge(ctx, repo, remote, progress)
 	if err != nil {
 		return err
 	}
-	res.Merged = res.Merged[:0]
-	progress("merging…")
-	for _, t := range tracking {
-		local := RefPrefix + strings.TrimPrefix(t.Name, TrackingPrefix(remote))
-		m, err := MergeRef(ctx, repo, local, t.Name)
-		if err != nil {
-			return fmt.Errorf("merge %s into %s: %w", t.Name, local, err)
-		}
-		if m.Action != "none" {
-			res.Merged = append(res.Merged, m)
-		}
-	}
+	res.Merged = append(res.Merged[:0], merged...)
 	if opts.beforePush != nil {
 		opts.beforePush(attempt)
 	}
@@ -179,6 +161,44 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 		res.Pushed = append(res.Pushed, name)
 	}
 	return nil
+}
+
+// Fetch brings a remote's gloss notes into its tracking refs and merges
+// each into the local ref, line-wise, without pushing: the first half of
+// Sync, for readers that need the team's records but write none (a CI
+// check), or that push later.
+func Fetch(ctx context.Context, repo *gitops.Repo, remote string) ([]MergeResult, error) {
+	_, merged, err := fetchAndMerge(ctx, repo, remote, func(string) {})
+	return merged, err
+}
+
+// fetchAndMerge fetches the remote's notes into tracking refs and merges
+// them; it returns the tracking refs and the merges that changed a ref.
+func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, progress func(string)) ([]gitops.Ref, []MergeResult, error) {
+	progress("fetching gloss notes from " + remote + "…")
+	if _, err := repo.Git(ctx, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)); err != nil {
+		if locked(errText(err)) {
+			return nil, nil, fmt.Errorf("fetch notes from %s: %w: %s", remote, errRefLocked, strings.TrimSpace(errText(err)))
+		}
+		return nil, nil, fmt.Errorf("fetch notes from %s: %w", remote, err)
+	}
+	tracking, err := repo.ListRefs(TrackingPrefix(remote) + "*")
+	if err != nil {
+		return nil, nil, err
+	}
+	merged := []MergeResult{}
+	progress("merging…")
+	for _, t := range tracking {
+		local := RefPrefix + strings.TrimPrefix(t.Name, TrackingPrefix(remote))
+		m, err := MergeRef(ctx, repo, local, t.Name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("merge %s into %s: %w", t.Name, local, err)
+		}
+		if m.Action != "none" {
+			merged = append(merged, m)
+		}
+	}
+	return tracking, merged, nil
 }
 
 // rejected recognises git's report of a push that lost a race: the remote

@@ -111,14 +111,17 @@ type PushUpdate struct {
 
 // PushSpec is one affected spec in a pushed range.
 type PushSpec struct {
-	Ref         string   `json:"ref"`
-	SpecPath    string   `json:"spec_path"`
-	Policy      string   `json:"policy"`
-	Problems    []string `json:"problems"`
-	Drifted     []string `json:"drifted"` // changed governed files not matching the last reconciliation
-	SpecChanged bool     `json:"spec_changed"`
-	Never       bool     `json:"never_reconciled"`
-	Base        string   `json:"base"`
+	Ref      string   `json:"ref"`
+	SpecPath string   `json:"spec_path"`
+	Policy   string   `json:"policy"`
+	Problems []string `json:"problems"`
+	// Issues are Problems with their positions, for callers that point at
+	// lines (CI annotations).
+	Issues      []spec.Problem `json:"-"`
+	Drifted     []string       `json:"drifted"` // changed governed files not matching the last reconciliation
+	SpecChanged bool           `json:"spec_changed"`
+	Never       bool           `json:"never_reconciled"`
+	Base        string         `json:"base"`
 }
 
 // PushReport is the pre-push verdict.
@@ -232,6 +235,7 @@ func checkRange(ctx context.Context, repo *gitops.Repo, ref, base, local, mode s
 			for _, p := range sp.Problems {
 				ps.Problems = append(ps.Problems, p.String())
 			}
+			ps.Issues = sp.Problems
 			if ps.Policy != "off" {
 				out = append(out, ps)
 			}
@@ -246,6 +250,7 @@ func checkRange(ctx context.Context, repo *gitops.Repo, ref, base, local, mode s
 		for _, p := range sp.Problems {
 			ps.Problems = append(ps.Problems, p.String())
 		}
+		ps.Issues = sp.Problems
 		v := st.view(sp.Path)
 		ps.Never = !v.warm
 		var files []string

@@ -60,7 +60,7 @@ func race(t *testing.T, write func(w, i int) (string, bool)) []string {
 func sessions(r *fixtures.Repo) []*fixtures.MCPSession {
 	s := make([]*fixtures.MCPSession, writers)
 	for w := writers / 2; w < writers; w++ {
-		s[w] = r.StartMCP()
+		s[w] = r.StartMCP("--toolsets", "all")
 	}
 	return s
 }
@@ -146,7 +146,7 @@ func TestConcurrentNoteWritesLoseNothing(t *testing.T) {
 	r.MustGloss("note", "create", "shared", "-m", "start")
 	mcp := sessions(r)
 	for w := range writers / 2 {
-		mcp[w] = r.StartMCP()
+		mcp[w] = r.StartMCP("--toolsets", "all")
 	}
 	appended := race(t, func(w, i int) (string, bool) {
 		line := fmt.Sprintf("line-w%d-%d", w, i)
@@ -314,7 +314,7 @@ func TestPipelinedPatchBlocksLoseNothing(t *testing.T) {
 			"params": map[string]any{"name": "patch_block", "arguments": map[string]any{"file": "doc.noma", "op": m}}})
 		in.Write(append(req, '\n'))
 	}
-	cmd := r.Command(fixtures.Binary(t), "mcp")
+	cmd := r.Command(fixtures.Binary(t), "mcp", "--toolsets", "all")
 	cmd.Stdin = strings.NewReader(in.String())
 	out, err := cmd.Output()
 	if err != nil {

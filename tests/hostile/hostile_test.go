@@ -127,7 +127,7 @@ func newWorld(t *testing.T, files map[string]string, links map[string]string) *w
 		t.Fatal(err)
 	}
 	w := &world{t: t, repo: r, outside: outside}
-	w.mcp = r.StartMCP()
+	w.mcp = r.StartMCP("--toolsets", "all")
 	w.gitSum = snapshot(t, r.Path(".git"), gitSkip...)
 	w.outSum = snapshot(t, outside)
 	return w
