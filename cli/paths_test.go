@@ -34,6 +34,20 @@ func TestPathArgumentsAreRelativeToTheCurrentDirectory(t *testing.T) {
 			t.Errorf("git gloss %s: %v\n%s\nwant %s in the output", strings.Join(tc.args, " "), err, out, tc.want)
 		}
 	}
+	// The annotation commands too, and they answer with repository paths.
+	r.MustGloss("init")
+	r.Commit("server", map[string]string{"docs/server.go": "package docs\n\n// Serve serves.\nfunc Serve() {}\n"})
+	for _, cmd := range [][]string{{"read", "server.go"}, {"deps", "server.go"}, {"history", "server.go"}, {"summary", "server.go"}, {"summary", "."}} {
+		args := append(append([]string{"-C", "docs"}, cmd...), "--json")
+		out, err := r.Gloss(args...)
+		want := `"path":"docs/server.go"`
+		if cmd[1] == "." {
+			want = `"path":"docs"`
+		}
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("git gloss %s: %v\n%s\nwant %s", strings.Join(args, " "), err, out, want)
+		}
+	}
 	// Repository-relative spelling from a subdirectory is not a path there.
 	if out, err := r.Gloss("-C", "docs", "doc", "ids", "docs/a.noma"); err == nil {
 		t.Errorf("docs/a.noma from docs/ was read (it is docs/docs/a.noma):\n%s", out)

@@ -11,7 +11,7 @@ import (
 
 // ReadCmd is `git gloss read`.
 type ReadCmd struct {
-	Path      string `arg:"" help:"File to read, relative to the repository root."`
+	Path      string `arg:"" help:"File to read (relative to the current directory, like git)."`
 	Anchor    string `name:"anchor" short:"a" placeholder:"NAME" help:"Function, method or type, e.g. Server.Handle or Client::connect."`
 	Lines     string `name:"lines" short:"L" placeholder:"A:B" help:"Line range in today's file."`
 	MaxTokens int    `name:"max-tokens" placeholder:"N" help:"Keep the answer under about N tokens (lowest-scored regions go first)."`
@@ -37,7 +37,7 @@ match, recency and how much changed since ("stale").
 
 // Run reads.
 func (c *ReadCmd) Run(g *Globals) error {
-	q := why.Query{Path: c.Path, Anchor: c.Anchor, MaxTokens: c.MaxTokens, Rev: c.Rev}
+	q := why.Query{Path: g.path(c.Path), Anchor: c.Anchor, MaxTokens: c.MaxTokens, Rev: c.Rev}
 	if c.Lines != "" {
 		l, err := annotate.ParseLines(c.Lines)
 		if err != nil {
@@ -187,14 +187,14 @@ func (c *DepsCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := why.Deps(g.ctx, repo, why.DepsQuery{Path: c.Path, Anchor: c.Anchor})
+	res, err := why.Deps(g.ctx, repo, why.DepsQuery{Path: g.path(c.Path), Anchor: c.Anchor})
 	if err != nil {
 		return err
 	}
 	return g.emit(res, func(s *styler) {
 		printSkipped(s, res.Skipped)
 		if len(res.Dependents) == 0 {
-			s.println("nothing declared a dependency on " + c.Path)
+			s.println("nothing declared a dependency on " + res.Query.Path)
 			return
 		}
 		for _, d := range res.Dependents {
@@ -232,14 +232,14 @@ func (c *HistoryCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := why.History(g.ctx, repo, why.HistoryQuery{Path: c.Path, Anchor: c.Anchor, Limit: c.Limit})
+	res, err := why.History(g.ctx, repo, why.HistoryQuery{Path: g.path(c.Path), Anchor: c.Anchor, Limit: c.Limit})
 	if err != nil {
 		return err
 	}
 	return g.emit(res, func(s *styler) {
 		printSkipped(s, res.Skipped)
 		if len(res.Events) == 0 {
-			s.println("no annotated changes of " + c.Path)
+			s.println("no annotated changes of " + res.Query.Path)
 			return
 		}
 		for _, e := range res.Events {
@@ -276,14 +276,14 @@ func (c *SummaryCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := why.Summary(g.ctx, repo, why.SummaryQuery{Path: c.Path, Anchor: c.Anchor})
+	res, err := why.Summary(g.ctx, repo, why.SummaryQuery{Path: g.path(c.Path), Anchor: c.Anchor})
 	if err != nil {
 		return err
 	}
 	return g.emit(res, func(s *styler) {
 		printSkipped(s, res.Skipped)
 		if len(res.Files) == 0 {
-			s.println("no annotations under " + c.Path)
+			s.println("no annotations under " + res.Query.Path)
 			return
 		}
 		for _, f := range res.Files {

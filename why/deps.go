@@ -62,6 +62,7 @@ func Deps(ctx context.Context, repo *gitops.Repo, q DepsQuery) (*DepsResult, err
 	if err != nil {
 		return nil, err
 	}
+	q.Path = p
 	regions, st, skipped, err := liveRegions(repo)
 	if err != nil {
 		return nil, err

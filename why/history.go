@@ -60,6 +60,7 @@ func History(ctx context.Context, repo *gitops.Repo, q HistoryQuery) (*HistoryRe
 	if err != nil {
 		return nil, err
 	}
+	q.Path = p
 	if q.Limit < 0 {
 		return nil, fault.Usagef("limit must not be negative")
 	}

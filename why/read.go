@@ -173,6 +173,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	q.Path = f.rel
 	res := &ReadResult{Schema: "gloss-read/v1", Query: q, Notes: []string{}, Regions: []RegionView{}}
 	res.Resolved.Rev = f.rev
 	if res.Resolved.Rev == "" {

@@ -4,13 +4,13 @@
 package why
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // liveRegions reads every annotation region on the ref, superseded ones
@@ -33,18 +33,19 @@ func liveRegions(repo *gitops.Repo) (regions []*annotate.Region, st ScanStats, s
 	return regions, ScanStats{AnnotatedCommits: ns.Notes, Records: ns.Records}, skipped, nil
 }
 
+// cleanRel makes a query's path repository-relative with the one lexical
+// cleaner every front door uses (safepath.Clean): relative to the root,
+// or absolute inside it. The file may exist only in history, so it is not
+// resolved on disk; "." is the whole repository.
 func cleanRel(repo *gitops.Repo, p string) (string, error) {
 	if p == "" {
 		return "", fault.Usagef("a path is required")
 	}
-	p = strings.TrimPrefix(strings.ReplaceAll(p, "\\", "/"), "./")
-	if strings.HasPrefix(p, "/") || strings.Contains(p, "\x00") || slices.Contains(strings.Split(p, "/"), "..") {
-		if root := repo.Root(); root != "" && strings.HasPrefix(p, root+"/") {
-			return strings.TrimPrefix(p, root+"/"), nil
-		}
-		return "", fault.Usagef("%q: path must be inside the repository, relative to its root", p)
+	base := repo.Root()
+	if base == "" {
+		base = repo.GitDir()
 	}
-	return strings.TrimSuffix(p, "/"), nil
+	return safepath.Clean(base, p)
 }
 
 // anchorIs reports whether a stored anchor name answers a queried one.

@@ -53,18 +53,16 @@ type SummaryResult struct {
 // Summary condenses, per anchor that still exists, the latest intent and
 // every constraint recorded for the files under path.
 func Summary(ctx context.Context, repo *gitops.Repo, q SummaryQuery) (*SummaryResult, error) {
-	p := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(q.Path), "./"), "/")
-	if p == "." {
-		p = ""
-	}
-	if q.Path == "" {
+	if strings.TrimSpace(q.Path) == "" {
 		return nil, fault.Usagef("a path is required (use . for the whole repository)")
 	}
-	if p != "" {
-		var err error
-		if p, err = cleanRel(repo, p); err != nil {
-			return nil, err
-		}
+	p, err := cleanRel(repo, strings.TrimSpace(q.Path))
+	if err != nil {
+		return nil, err
+	}
+	q.Path = p
+	if p == "." {
+		p = ""
 	}
 	res := &SummaryResult{Schema: "gloss-summary/v1", Query: q, Files: []FileSummary{}}
 	head, err := repo.Head()
