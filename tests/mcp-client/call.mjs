@@ -12,7 +12,9 @@ if (!repo || calls.length % 2 !== 0) {
   console.error("usage: node call.mjs REPO_DIR TOOL JSON_ARGS [TOOL JSON_ARGS ...]");
   process.exit(2);
 }
-const transport = new StdioClientTransport({ command: "git-gloss", args: ["mcp"], cwd: repo, stderr: "inherit" });
+// The demo uses every capability, so it asks for every toolset (the default
+// surface is core, annotations and specs).
+const transport = new StdioClientTransport({ command: "git-gloss", args: ["mcp", "--toolsets", "all"], cwd: repo, stderr: "inherit" });
 const client = new Client({ name: "gloss-demo", version: "1.0.0" });
 await client.connect(transport);
 const { tools } = await client.listTools();
