@@ -18,13 +18,13 @@ import (
 	"github.com/gloss-dev/gloss/frontmatter"
 )
 
-// reconcileRun settles a finished run, once: its log is appended to the
+// settleRun settles a finished run, once: its log is appended to the
 // task's log in git, and the task moves on — finalized when the agent
 // exited 0 with every criterion checked on its branch, needs_attention
 // when it exited 0 with criteria open, failed otherwise. A run stopped on
 // purpose (pause, takeover, reset, cancel) only has its log kept.
-func (s *Store) reconcileRun(ctx context.Context, run *Run) error {
-	if run.State != "exited" || run.Reconciled {
+func (s *Store) settleRun(ctx context.Context, run *Run) error {
+	if run.State != "exited" || run.Settled {
 		return nil
 	}
 	unlock, err := s.writeLock()
@@ -35,7 +35,7 @@ func (s *Store) reconcileRun(ctx context.Context, run *Run) error {
 	if err := s.keepLog(ctx, run.TaskID); err != nil {
 		return err
 	}
-	run.Reconciled = true
+	run.Settled = true
 	if err := s.saveRun(run); err != nil {
 		return err
 	}
@@ -269,16 +269,16 @@ func (s *Store) stop(ctx context.Context, id string) (*Task, error) {
 	if err := s.stopRun(id); err != nil {
 		return nil, err
 	}
-	if err := s.settle(ctx, id); err != nil {
+	if err := s.settleOrphan(ctx, id); err != nil {
 		return nil, err
 	}
 	return s.Resolve(id)
 }
 
-// settle reconciles a run whose supervisor is gone (it may have crashed
+// settleOrphan settles a run whose supervisor is gone (it may have crashed
 // before it got there). Holding the run's lock proves the supervisor is
 // gone; when it still holds the lock it settles the run itself.
-func (s *Store) settle(ctx context.Context, id string) error {
+func (s *Store) settleOrphan(ctx context.Context, id string) error {
 	return s.withRunLock(id, func() error {
 		run, err := s.loadRun(id)
 		if errors.Is(err, os.ErrNotExist) {
@@ -291,7 +291,7 @@ func (s *Store) settle(ctx context.Context, id string) error {
 			code := -1
 			run.State, run.ExitCode, run.EndedAt = "exited", &code, time.Now().UTC().Format(time.RFC3339)
 		}
-		return s.reconcileRun(ctx, run)
+		return s.settleRun(ctx, run)
 	})
 }
 
@@ -481,32 +481,32 @@ func (w *WorkList) Only(processID string) *WorkList {
 	return out
 }
 
-// ReconcileResult says what a reconciliation pass did.
-type ReconcileResult struct {
+// SettleResult says what a settling pass did.
+type SettleResult struct {
 	Schema  string   `json:"$schema"`
 	Settled []string `json:"settled" jsonschema:"runs whose end was processed"`
 	Running []string `json:"running"`
 }
 
-// Reconcile processes every run that ended and was not settled yet — one
+// Settle processes every run that ended and was not settled yet — one
 // whose supervisor crashed included. Running it again, or from two places
 // at once, changes nothing more: each run settles once, under its lock.
-func (s *Store) Reconcile(ctx context.Context) (*ReconcileResult, error) {
+func (s *Store) Settle(ctx context.Context) (*SettleResult, error) {
 	ids, err := s.runIDs()
 	if err != nil {
 		return nil, err
 	}
-	res := &ReconcileResult{Schema: schemaTag, Settled: []string{}, Running: []string{}}
+	res := &SettleResult{Schema: schemaTag, Settled: []string{}, Running: []string{}}
 	for _, id := range ids {
 		if s.alive(id) {
 			res.Running = append(res.Running, id)
 			continue
 		}
 		run, err := s.loadRun(id)
-		if err != nil || run.Reconciled {
+		if err != nil || run.Settled {
 			continue
 		}
-		if err := s.settle(ctx, id); err != nil {
+		if err := s.settleOrphan(ctx, id); err != nil {
 			return res, fmt.Errorf("settle %s: %w", id, err)
 		}
 		res.Settled = append(res.Settled, id)
@@ -546,7 +546,7 @@ func (s *Store) watchFiles() (lock, pid string, err error) {
 	return filepath.Join(dir, "run", "watch.lock"), filepath.Join(dir, "run", "watch.pid"), nil
 }
 
-// Watch reconciles in a loop until ctx ends or nothing has run for five
+// Watch settles runs in a loop until ctx ends or nothing has run for five
 // minutes. A second watch finds the lock taken and returns at once.
 func (s *Store) Watch(ctx context.Context) error {
 	lockPath, pidPath, err := s.watchFiles()
@@ -567,7 +567,7 @@ func (s *Store) Watch(ctx context.Context) error {
 	}
 	idleSince := time.Now()
 	for {
-		res, err := s.Reconcile(ctx)
+		res, err := s.Settle(ctx)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "gloss watch:", err)
 		}
@@ -702,7 +702,7 @@ func (s *Store) Diagnose(ctx context.Context, id string) (*Diagnosis, error) {
 	case len(blockers) > 0:
 		d.Diagnosis, d.Suggestion = "blocked by its dependencies", "finish or cancel: "+strings.Join(blockers, ", ")
 	case t.Status == "in_progress" && !alive:
-		d.Diagnosis, d.Suggestion = "in progress, but no agent is running", "run `git gloss task reconcile`, or task_takeover with force"
+		d.Diagnosis, d.Suggestion = "in progress, but no agent is running", "run `git gloss task settle`, or task_takeover with force"
 	case t.Status == "in_progress":
 		d.Diagnosis, d.Suggestion = "an agent is working on it", "follow it with task_log"
 	case t.Status == "needs_attention" || t.Status == "failed":
