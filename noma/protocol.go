@@ -9,17 +9,18 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/schemas"
 )
+
+// The Annex B protocol: the requests and answers of read_doc, list_ids,
+// validate_doc and patch_block, and the Store operations that serve them
+// (Read, IDs, Check, Patch). Patch writes one transcript record per op.
 
 // ProtocolVersion is the Noma Agent Protocol version of transcripts.
 const ProtocolVersion = "1.0"
@@ -243,31 +244,6 @@ type PatchResult struct {
 	Entries        int           `json:"entries,omitempty" jsonschema:"patch_block_list: how many ops were applied"`
 }
 
-// Record is one transcript record (v1.0), keys in protocol order.
-type Record struct {
-	ProtocolVersion string  `json:"protocol_version"`
-	ToolVersion     string  `json:"tool_version"`
-	OpID            string  `json:"op_id"`
-	TS              string  `json:"ts"`
-	Actor           Actor   `json:"actor"`
-	DocURI          string  `json:"doc_uri"`
-	PreSHA256       string  `json:"pre_sha256"`
-	PostSHA256      string  `json:"post_sha256"`
-	PreSHA          string  `json:"pre_sha"`
-	PostSHA         string  `json:"post_sha"`
-	Op              any     `json:"op"`
-	PatchResult     string  `json:"patch_result" jsonschema:"applied, noop or rejected"`
-	PreValidation   string  `json:"pre_validation"`
-	PostValidation  string  `json:"post_validation"`
-	Diagnostics     []any   `json:"diagnostics,omitempty"`
-	Reason          string  `json:"reason,omitempty"`
-	ParentOpID      string  `json:"parent_op_id,omitempty"`
-	BaseSHA256      string  `json:"base_sha256,omitempty"`
-	ElapsedMS       float64 `json:"elapsed_ms"`
-	PrevEntrySHA256 *string `json:"prev_entry_sha256"`
-	Signature       any     `json:"signature"`
-}
-
 // taggedDiag is a diagnostic with its phase: the validator's object with
 // phase last, or a synthetic one with phase first.
 type taggedDiag struct {
@@ -318,9 +294,6 @@ func newUUID() string {
 	h := hex.EncodeToString(b[:])
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
-
-// TranscriptPath is where a document's transcript lives.
-func TranscriptPath(rel string) string { return rel + ".patches" }
 
 func isBookManifest(rel string) bool {
 	l := strings.ToLower(rel)
@@ -508,83 +481,6 @@ func opJSON(op Op) any {
 		return map[string]any{"op": op.Name}
 	}
 	return op
-}
-
-// Capabilities is the Annex A sidecar <file>.capabilities.yml. It is
-// advisory: a patch outside it is applied, with a warning.
-type Capabilities struct {
-	Ops   []string `yaml:"ops"`
-	Allow []string `yaml:"allow"`
-	Deny  []string `yaml:"deny"`
-	IDs   struct {
-		Rename *bool `yaml:"rename"`
-	} `yaml:"ids"`
-	Blocks map[string][]string `yaml:"blocks"`
-}
-
-// LoadCapabilities parses a sidecar.
-func LoadCapabilities(data []byte) (*Capabilities, error) {
-	var c Capabilities
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("capabilities: %w", cleanYAMLError(err))
-	}
-	return &c, nil
-}
-
-// Advise lists the advisory warnings for op.
-func (c *Capabilities) Advise(op Op) []string {
-	var out []string
-	allowed := append(append([]string{}, c.Ops...), c.Allow...)
-	if len(allowed) > 0 && !contains(allowed, op.Name) {
-		out = append(out, fmt.Sprintf("capabilities: %s is not among the allowed ops", op.Name))
-	}
-	if contains(c.Deny, op.Name) {
-		out = append(out, fmt.Sprintf("capabilities: %s is denied", op.Name))
-	}
-	if op.Name == "rename_id" && c.IDs.Rename != nil && !*c.IDs.Rename {
-		out = append(out, "capabilities: ids.rename is false")
-	}
-	if list, ok := c.Blocks[op.anchor()]; ok && !contains(list, op.Name) {
-		out = append(out, fmt.Sprintf("capabilities: %s is not allowed on block %q", op.Name, op.anchor()))
-	}
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// capabilityWarnings reads the sidecar, if any, and returns per-op
-// warnings (a broken sidecar is a warning too, never a refusal).
-func (s *Store) capabilityWarnings(rel string, ops []Op) [][]any {
-	out := make([][]any, len(ops))
-	side := strings.TrimSuffix(rel, path.Ext(rel)) + ".capabilities.yml"
-	data, err := s.readAll(rel + ".capabilities.yml")
-	if err != nil {
-		data, err = s.readAll(side)
-	}
-	if err != nil {
-		return out
-	}
-	warn := func(msg string) any {
-		return taggedDiag{d: Diagnostic{Severity: SevWarning, Code: "capability-advisory", Message: msg}, phase: "pre", synthetic: true}
-	}
-	c, err := LoadCapabilities(data)
-	if err != nil {
-		out[0] = append(out[0], warn(err.Error()))
-		return out
-	}
-	for i, op := range ops {
-		for _, m := range c.Advise(op) {
-			out[i] = append(out[i], warn(m))
-		}
-	}
-	return out
 }
 
 func init() {
