@@ -4,8 +4,76 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/gloss-dev/gloss/safepath"
+	"github.com/gloss-dev/gloss/spec"
 )
+
+// StatePath is where the committed snapshot lives by default; a
+// repository whose specs live in .notarai keeps it there
+// (spec.Layout.StatePath), and NotarAI's own file is read as is.
+const StatePath = spec.DefaultStatePath
+
+// Snapshot is .gloss/reconciliation_state.json, in NotarAI's format
+// (schema_version "1"): key order as NotarAI writes it, fingerprint maps
+// sorted by path. gloss writes RFC 3339 timestamps and reads NotarAI's
+// epoch-seconds-"Z" ones too.
+type Snapshot struct {
+	SchemaVersion      string                     `json:"schema_version"`
+	CLIVersion         string                     `json:"cli_version,omitempty"`
+	LastReconciliation LastReconciliation         `json:"last_reconciliation"`
+	FileFingerprints   map[string]FileFingerprint `json:"file_fingerprints"`
+	SpecFingerprints   map[string]string          `json:"spec_fingerprints"`
+}
+
+// LastReconciliation is the snapshot's baseline.
+type LastReconciliation struct {
+	Timestamp string  `json:"timestamp"`
+	GitHash   *string `json:"git_hash"`
+	Branch    *string `json:"branch"`
+}
+
+// FileFingerprint is one file's hash in the snapshot.
+type FileFingerprint struct {
+	Blake3 string `json:"blake3"`
+}
+
+func (s *Snapshot) time() time.Time {
+	ts := s.LastReconciliation.Timestamp
+	if t, err := time.Parse(time.RFC3339, ts); err == nil {
+		return t
+	}
+	if n, err := strconv.ParseInt(strings.TrimSuffix(ts, "Z"), 10, 64); err == nil {
+		return time.Unix(n, 0)
+	}
+	return time.Time{}
+}
+
+func readSnapshot(tree *spec.Tree) (*Snapshot, error) {
+	layout, err := tree.Layout()
+	if err != nil {
+		return nil, err
+	}
+	statePath := layout.StatePath
+	if !tree.Has(statePath) {
+		return nil, nil
+	}
+	data, err := tree.ReadFile(statePath)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", statePath, err)
+	}
+	var s Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON (%v): ignored", statePath, err)
+	}
+	if s.SchemaVersion != "1" {
+		return nil, fmt.Errorf("%s has schema_version %q (want \"1\"): ignored", statePath, s.SchemaVersion)
+	}
+	return &s, nil
+}
 
 // SnapshotResult is snapshot_state's answer.
 type SnapshotResult struct {
@@ -68,4 +136,13 @@ func (w *Workspace) Snapshot(_ context.Context) (*SnapshotResult, error) {
 		return nil, fmt.Errorf("write %s: %w", statePath, err)
 	}
 	return &SnapshotResult{Schema: "gloss-spec-snapshot/v1", StatePath: statePath, Files: len(snap.FileFingerprints), Specs: len(snap.SpecFingerprints), GitHash: w.Head}, nil
+}
+
+func writeSnapshotFile(root, statePath string, data []byte) error {
+	tree, err := safepath.OpenWorkTree(root)
+	if err != nil {
+		return err
+	}
+	defer tree.Close()
+	return tree.WriteFile(statePath, data, 0o644)
 }
