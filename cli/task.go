@@ -34,8 +34,9 @@ type TaskCmd struct {
 	Takeover  TaskForceCmd     `cmd:"" help:"Stop a task's agent and summarise its progress."`
 	Reset     TaskIDCmd        `cmd:"" help:"Stop a task's agent and set it back to pending."`
 	Finalize  TaskForceCmd     `cmd:"" help:"Merge a task's branch and mark it completed."`
-	Reconcile TaskReconcileCmd `cmd:"" help:"Settle runs that ended (once; the watch does this continuously)."`
-	Watch     TaskWatchCmd     `cmd:"" help:"The background reconciler: start, stop, status, or run in the foreground."`
+	Settle    TaskSettleCmd    `cmd:"" help:"Settle runs that ended (once; the watch does this continuously)."`
+	Reconcile TaskReconcileCmd `cmd:"" hidden:"" help:"Deprecated name of settle, kept so that existing scripts work."`
+	Watch     TaskWatchCmd     `cmd:"" help:"Settle runs in the background as they end: start, stop, status, or run in the foreground."`
 	Supervise TaskIDCmd        `cmd:"" hidden:"" help:"Run a task's agent (started by work)."`
 	Import    TaskImportCmd    `cmd:"" help:"Bring a Chant project (.chant: specs, archive, logs, config) over in one commit."`
 }
@@ -547,13 +548,13 @@ func (c *TaskLogCmd) Run(g *Globals) error {
 	})
 }
 
-// TaskReconcileCmd is `git gloss task reconcile`.
-type TaskReconcileCmd struct{}
+// TaskSettleCmd is `git gloss task settle`.
+type TaskSettleCmd struct{}
 
-// Run reconciles once.
-func (c *TaskReconcileCmd) Run(g *Globals) error {
+// Run settles once.
+func (c *TaskSettleCmd) Run(g *Globals) error {
 	return g.withTasks(func(s *tasks.Store) error {
-		res, err := s.Reconcile(g.ctx)
+		res, err := s.Settle(g.ctx)
 		if err != nil {
 			return err
 		}
@@ -561,6 +562,20 @@ func (c *TaskReconcileCmd) Run(g *Globals) error {
 			st.printf("settled %d run(s); %d still running\n", len(res.Settled), len(res.Running))
 		})
 	})
+}
+
+// TaskReconcileCmd is `git gloss task reconcile`, the name settle had
+// before "reconcile" came to mean specs only. It is hidden from help and
+// does exactly what settle does, output included; a person at a terminal is
+// told the new name on stderr, where scripts never look.
+type TaskReconcileCmd struct{ TaskSettleCmd }
+
+// Run settles once, like settle.
+func (c *TaskReconcileCmd) Run(g *Globals) error {
+	if !g.JSON && isTerminal(g.stderr) {
+		fmt.Fprintln(g.stderr, "note: git gloss task reconcile is now git gloss task settle")
+	}
+	return c.TaskSettleCmd.Run(g)
 }
 
 // TaskWatchCmd is `git gloss task watch start|stop|status|run`.

@@ -100,6 +100,8 @@ func TestEveryJSONOutputMatchesItsRegisteredSchema(t *testing.T) {
 		{[]string{"task", "verify", task}, "gloss-task-verify/v1", true, "", nil}, // not verified: exit 1, with its JSON
 		{[]string{"task", "diagnose", task}, "gloss-task-diagnose/v1", false, "", nil},
 		{[]string{"task", "runs"}, "gloss-task-work/v1", false, "", nil},
+		{[]string{"task", "settle"}, "gloss-task-settle/v1", false, "", nil},
+		{[]string{"task", "reconcile"}, "gloss-task-settle/v1", false, "", nil}, // the old name, hidden
 		{[]string{"task", "add", "Another", "--criterion", "it exists"}, "gloss-task-add/v1", false, "", nil},
 		{[]string{"note", "show", "notes/idea.md"}, "gloss-note/v1", false, "", nil},
 		{[]string{"note", "list"}, "gloss-note-list/v1", false, "", nil},

@@ -154,9 +154,9 @@ func registerTasks(r *registry) {
 		withTasks(func(ctx context.Context, s *tasks.Store, in taskIDForce) (any, error) {
 			return s.Takeover(ctx, in.ID, in.Force)
 		}))
-	addTool(r, toolDef{Name: "task_watch_status", Description: "Whether the background reconciler runs, and the runs it looks after."},
+	addTool(r, toolDef{Name: "task_watch_status", Description: "Whether the background watch runs, and the runs it looks after."},
 		withTasks(func(_ context.Context, s *tasks.Store, _ struct{}) (any, error) { return s.WatchState() }))
-	addTool(r, toolDef{Name: "task_watch_start", Mutates: true, Description: "Start the background reconciler (safe to call twice: one runs at a time). It settles finished runs and exits after five idle minutes."},
+	addTool(r, toolDef{Name: "task_watch_start", Mutates: true, Description: "Start the background watch (safe to call twice: one runs at a time). It settles finished runs and exits after five idle minutes."},
 		withTasks(func(_ context.Context, s *tasks.Store, _ struct{}) (any, error) {
 			bin, err := self()
 			if err != nil {
@@ -164,7 +164,7 @@ func registerTasks(r *registry) {
 			}
 			return s.WatchStart(bin)
 		}))
-	addTool(r, toolDef{Name: "task_watch_stop", Mutates: true, Description: "Stop the background reconciler."},
+	addTool(r, toolDef{Name: "task_watch_stop", Mutates: true, Description: "Stop the background watch."},
 		withTasks(func(_ context.Context, s *tasks.Store, _ struct{}) (any, error) { return s.WatchStop() }))
 	addTool(r, toolDef{Name: "task_split", Mutates: true, Description: "Split a pending task into member tasks (<id>.1, <id>.2, …), one per acceptance criterion; the task becomes their driver."},
 		withTasks(func(ctx context.Context, s *tasks.Store, in taskSplitInput) (any, error) {

@@ -9,6 +9,11 @@ import (
 	"time"
 )
 
+// Dataset directives: the ops on a dataset pick its form by the format
+// attribute (YAML here; CSV/TSV in delimited.go, JSON in jsondataset.go).
+// YAML datasets are a schema: list and rows: with one flow row a line,
+// with scalars resolved as js-yaml resolves them.
+
 var (
 	reSchemaLine = regexp.MustCompile(`^(` + ws + `*)schema:` + ws + `*$`)
 	reSchemaItem = regexp.MustCompile(`^(` + ws + `+)([^:#` + wsClass + `][^:#]*?)` + ws + `*:` + ws + `*(.*?)` + ws + `*$`)

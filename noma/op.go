@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// Patch ops: the 25 op names and their fields, decoding a request's ops
+// with their kinds checked, and the protocol's error codes.
+
 // Patch error codes (spec §3.5).
 const (
 	CodeTargetMissing        = "target_missing"

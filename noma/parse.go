@@ -10,6 +10,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// The parser: .noma source to a Node tree with exact line spans,
+// canonical ids and the document's aliases.
+
 var (
 	reOpener    = regexp.MustCompile(`^(:{2,})` + ws + `*([A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*)` + ws + `*(\{.*\})?` + ws + `*$`)
 	reColonOnly = regexp.MustCompile(`^:{2,}` + ws + `*$`)

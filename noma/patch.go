@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// The patch engine: a Patcher applies ops to a document's raw source,
+// keeping every byte it does not touch.
+
 var (
 	reOpenerParts = regexp.MustCompile(`^(` + ws + `*)(:{2,})` + ws + `*([A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*)` + ws + `*(?:\{(.*)\})?` + ws + `*$`)
 	reHeadingLine = regexp.MustCompile(`^(#{1,6})(` + ws + `+)(.+?)(?:` + ws + `+\{([^}]+)\})?` + ws + `*$`)

@@ -8,8 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
-	"regexp"
 	"time"
 	"unicode/utf8"
 
@@ -323,36 +321,4 @@ func (w *docWriter) recover() error {
 		}
 	}
 	return w.lock.Truncate(0)
-}
-
-// Request inputs whose shape the library checks, for every front door.
-var (
-	reSHA8   = regexp.MustCompile(`^[0-9a-fA-F]{8}$`)
-	reSHA256 = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
-	reHex864 = regexp.MustCompile(`^[0-9a-fA-F]{8,64}$`)
-	reUUID   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-)
-
-// check refuses malformed preconditions before anything is read.
-func (req *PatchRequest) check() error {
-	switch {
-	case req.ExpectedSHA != "" && !reSHA8.MatchString(req.ExpectedSHA):
-		return fault.Usagef("expected_sha must be 8 hex digits")
-	case req.BaseSHA256 != "" && !reSHA256.MatchString(req.BaseSHA256):
-		return fault.Usagef("base_sha256 must be 64 hex digits")
-	case req.BaseHash != "" && !reHex864.MatchString(req.BaseHash):
-		return fault.Usagef("base_hash must be 8 to 64 hex digits")
-	case req.ParentOpID != "" && !reUUID.MatchString(req.ParentOpID):
-		return fault.Usagef("parent_op_id must be a UUID")
-	}
-	return nil
-}
-
-// docExt keeps a document's real location a document: a link named
-// x.noma that resolves to README.md is refused.
-func docExt(given, real string) error {
-	if path.Ext(given) != path.Ext(real) {
-		return fault.Usagef("%s resolves to %s, which is not the same kind of file", given, real)
-	}
-	return nil
 }

@@ -2,6 +2,9 @@ package noma
 
 import "strings"
 
+// Pipe tables: table directives read as a grid, and the table ops that
+// rewrite their rows in place.
+
 type tableRow struct {
 	line   int // index into p.lines
 	indent string

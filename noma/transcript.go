@@ -10,6 +10,38 @@ import (
 	"github.com/gloss-dev/gloss/fault"
 )
 
+// Transcripts: <file>.patches, one Record per line and per op, each chained
+// to the line before by prev_entry_sha256; reading, logging and replaying
+// them.
+
+// TranscriptPath is where a document's transcript lives.
+func TranscriptPath(rel string) string { return rel + ".patches" }
+
+// Record is one transcript record (v1.0), keys in protocol order.
+type Record struct {
+	ProtocolVersion string  `json:"protocol_version"`
+	ToolVersion     string  `json:"tool_version"`
+	OpID            string  `json:"op_id"`
+	TS              string  `json:"ts"`
+	Actor           Actor   `json:"actor"`
+	DocURI          string  `json:"doc_uri"`
+	PreSHA256       string  `json:"pre_sha256"`
+	PostSHA256      string  `json:"post_sha256"`
+	PreSHA          string  `json:"pre_sha"`
+	PostSHA         string  `json:"post_sha"`
+	Op              any     `json:"op"`
+	PatchResult     string  `json:"patch_result" jsonschema:"applied, noop or rejected"`
+	PreValidation   string  `json:"pre_validation"`
+	PostValidation  string  `json:"post_validation"`
+	Diagnostics     []any   `json:"diagnostics,omitempty"`
+	Reason          string  `json:"reason,omitempty"`
+	ParentOpID      string  `json:"parent_op_id,omitempty"`
+	BaseSHA256      string  `json:"base_sha256,omitempty"`
+	ElapsedMS       float64 `json:"elapsed_ms"`
+	PrevEntrySHA256 *string `json:"prev_entry_sha256"`
+	Signature       any     `json:"signature"`
+}
+
 // TranscriptResult is a document's transcript.
 type TranscriptResult struct {
 	File    string `json:"file"`

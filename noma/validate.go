@@ -13,6 +13,9 @@ import (
 	"github.com/gloss-dev/gloss/editdist"
 )
 
+// The validator: diagnostics for a parsed document (ids, references,
+// directive attributes, profiles), with suggested fixes.
+
 // Severities.
 const (
 	SevError   = "error"

@@ -10,7 +10,6 @@ package reconcile
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +22,6 @@ import (
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
-	"github.com/gloss-dev/gloss/safepath"
 	"github.com/gloss-dev/gloss/spec"
 )
 
@@ -413,71 +411,6 @@ func idMillis(id, ts string) int64 {
 	return 0
 }
 
-// --- snapshot ----------------------------------------------------------
-
-// StatePath is where the committed snapshot lives by default; a
-// repository whose specs live in .notarai keeps it there
-// (spec.Layout.StatePath), and NotarAI's own file is read as is.
-const StatePath = spec.DefaultStatePath
-
-// Snapshot is .gloss/reconciliation_state.json, in NotarAI's format
-// (schema_version "1"): key order as NotarAI writes it, fingerprint maps
-// sorted by path. gloss writes RFC 3339 timestamps and reads NotarAI's
-// epoch-seconds-"Z" ones too.
-type Snapshot struct {
-	SchemaVersion      string                     `json:"schema_version"`
-	CLIVersion         string                     `json:"cli_version,omitempty"`
-	LastReconciliation LastReconciliation         `json:"last_reconciliation"`
-	FileFingerprints   map[string]FileFingerprint `json:"file_fingerprints"`
-	SpecFingerprints   map[string]string          `json:"spec_fingerprints"`
-}
-
-// LastReconciliation is the snapshot's baseline.
-type LastReconciliation struct {
-	Timestamp string  `json:"timestamp"`
-	GitHash   *string `json:"git_hash"`
-	Branch    *string `json:"branch"`
-}
-
-// FileFingerprint is one file's hash in the snapshot.
-type FileFingerprint struct {
-	Blake3 string `json:"blake3"`
-}
-
-func (s *Snapshot) time() time.Time {
-	ts := s.LastReconciliation.Timestamp
-	if t, err := time.Parse(time.RFC3339, ts); err == nil {
-		return t
-	}
-	if n, err := strconv.ParseInt(strings.TrimSuffix(ts, "Z"), 10, 64); err == nil {
-		return time.Unix(n, 0)
-	}
-	return time.Time{}
-}
-
-func readSnapshot(tree *spec.Tree) (*Snapshot, error) {
-	layout, err := tree.Layout()
-	if err != nil {
-		return nil, err
-	}
-	statePath := layout.StatePath
-	if !tree.Has(statePath) {
-		return nil, nil
-	}
-	data, err := tree.ReadFile(statePath)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", statePath, err)
-	}
-	var s Snapshot
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON (%v): ignored", statePath, err)
-	}
-	if s.SchemaVersion != "1" {
-		return nil, fmt.Errorf("%s has schema_version %q (want \"1\"): ignored", statePath, s.SchemaVersion)
-	}
-	return &s, nil
-}
-
 // actor names who made a record: $GLOSS_ACTOR, else git's user.
 func actor(ctx context.Context, repo *gitops.Repo, via string) string {
 	if a := strings.TrimSpace(os.Getenv("GLOSS_ACTOR")); a != "" {
@@ -499,12 +432,3 @@ func actor(ctx context.Context, repo *gitops.Repo, via string) string {
 }
 
 func toolVersion() string { return "git-gloss " + buildinfo.Version }
-
-func writeSnapshotFile(root, statePath string, data []byte) error {
-	tree, err := safepath.OpenWorkTree(root)
-	if err != nil {
-		return err
-	}
-	defer tree.Close()
-	return tree.WriteFile(statePath, data, 0o644)
-}

@@ -81,3 +81,23 @@ func TestCLIAndMCPAgree(t *testing.T) {
 		t.Error("task_add callable on a read-only server")
 	}
 }
+
+// Settling runs was once called reconcile; the old name still works for
+// scripts, with the same output, but help shows only settle.
+func TestTaskReconcileIsAHiddenAliasOfSettle(t *testing.T) {
+	e := newEnv(t)
+	settle := e.fx.MustGloss("task", "settle", "--json")
+	if !strings.Contains(settle, `"$schema":"gloss-task-settle/v1"`) {
+		t.Errorf("task settle: %s", settle)
+	}
+	if old := e.fx.MustGloss("task", "reconcile", "--json"); old != settle {
+		t.Errorf("task reconcile differs from task settle:\nold %s\nnew %s", old, settle)
+	}
+	if old, human := e.fx.MustGloss("task", "reconcile"), e.fx.MustGloss("task", "settle"); old != human {
+		t.Errorf("task reconcile differs from task settle:\nold %s\nnew %s", old, human)
+	}
+	help := e.fx.MustGloss("task", "--help")
+	if !strings.Contains(help, "settle") || strings.Contains(help, "reconcile") {
+		t.Errorf("task --help should list settle and not reconcile:\n%s", help)
+	}
+}

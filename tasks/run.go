@@ -25,9 +25,9 @@ import (
 // gloss.agent, never one from a committed file — in the task's worktree,
 // in its own process group, writing its output to a timestamped log. The
 // supervisor holds a lock for the agent's whole life, so liveness is a lock
-// test, not a PID guess. When the agent exits, the supervisor reconciles:
-// the log is committed, and the task is finalized, marked failed or marked
-// as needing attention.
+// test, not a PID guess. When the agent exits, the supervisor settles the
+// run: the log is committed, and the task is finalized, marked failed or
+// marked as needing attention.
 
 // BranchPrefix names task branches: gloss/task/<id>.
 const BranchPrefix = "gloss/task/"
@@ -40,17 +40,17 @@ const timeLayout = "2006-01-02T15:04:05.000Z"
 
 // Run is what gloss knows about one run, in <git dir>/gloss/run/<id>/run.json.
 type Run struct {
-	TaskID     string `json:"task_id"`
-	Command    string `json:"command"`
-	Worktree   string `json:"worktree"`
-	Branch     string `json:"branch"`
-	PID        int    `json:"pid,omitempty"`
-	StartedAt  string `json:"started_at"`
-	EndedAt    string `json:"ended_at,omitempty"`
-	ExitCode   *int   `json:"exit_code,omitempty"`
-	State      string `json:"state" jsonschema:"starting, running, exited"`
-	Reconciled bool   `json:"reconciled"`
-	Stopped    bool   `json:"stopped,omitempty" jsonschema:"stopped by pause, takeover, reset or cancel"`
+	TaskID    string `json:"task_id"`
+	Command   string `json:"command"`
+	Worktree  string `json:"worktree"`
+	Branch    string `json:"branch"`
+	PID       int    `json:"pid,omitempty"`
+	StartedAt string `json:"started_at"`
+	EndedAt   string `json:"ended_at,omitempty"`
+	ExitCode  *int   `json:"exit_code,omitempty"`
+	State     string `json:"state" jsonschema:"starting, running, exited"`
+	Settled   bool   `json:"reconciled"` // the key predates the name: run.json outlives upgrades
+	Stopped   bool   `json:"stopped,omitempty" jsonschema:"stopped by pause, takeover, reset or cancel"`
 }
 
 func (s *Store) runDir(id string) (string, error) {
@@ -328,7 +328,7 @@ The task file is %[3]s. Do the work it describes.
 	return atomicfile.Write(filepath.Join(d, "prompt.md"), []byte(prompt+"\n"), 0o644)
 }
 
-// Supervise runs the agent of a started task and reconciles when it ends.
+// Supervise runs the agent of a started task and settles the run when it ends.
 // It is the body of the hidden `git gloss task supervise` command.
 func (s *Store) Supervise(ctx context.Context, id string) error {
 	d, err := s.runDir(id)
@@ -375,7 +375,7 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 		run.State, run.ExitCode, run.EndedAt = "exited", &code, time.Now().UTC().Format(time.RFC3339)
 		fmt.Fprintf(logw, "# gloss: could not start the agent: %v\n", err)
 		_ = s.saveRun(run)
-		return s.reconcileRun(ctx, run)
+		return s.settleRun(ctx, run)
 	}
 	run.PID, run.State = cmd.Process.Pid, "running"
 	if err := s.saveRun(run); err != nil {
@@ -401,9 +401,9 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 	if err := s.saveRun(run); err != nil {
 		return err
 	}
-	// Reconcile still holding the lock, so that nobody settles this run at
+	// Settle still holding the lock, so that nobody settles this run at
 	// the same time.
-	return s.reconcileRun(ctx, run)
+	return s.settleRun(ctx, run)
 }
 
 // stampWriter prefixes every line with the time it was written.
@@ -438,7 +438,7 @@ func (sw *stampWriter) flush() {
 }
 
 // stopRun stops a running agent: SIGTERM to its process group, a real wait,
-// then SIGKILL. It marks the run as stopped so that reconciling does not
+// then SIGKILL. It marks the run as stopped so that settling does not
 // mistake the stop for a failure.
 func (s *Store) stopRun(id string) error {
 	if !s.alive(id) {

@@ -278,7 +278,7 @@ func TestPauseTakeoverReset(t *testing.T) {
 	}
 }
 
-func TestWatchAndReconcileAfterACrash(t *testing.T) {
+func TestWatchAndSettleAfterACrash(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	id := e.add("Crash", []string{"x"})
@@ -293,16 +293,16 @@ func TestWatchAndReconcileAfterACrash(t *testing.T) {
 	if runs, _ := e.s.Work(false); runs.Summary["stale"] != 1 {
 		t.Errorf("crashed run not reported stale: %+v", runs)
 	}
-	rec, err := e.s.Reconcile(ctx)
+	rec, err := e.s.Settle(ctx)
 	if err != nil || len(rec.Settled) != 1 {
-		t.Fatalf("reconcile = %+v %v", rec, err)
+		t.Fatalf("settle = %+v %v", rec, err)
 	}
 	if e.status(id) != "failed" {
-		t.Errorf("after reconcile: %s", e.status(id))
+		t.Errorf("after settle: %s", e.status(id))
 	}
-	again, _ := e.s.Reconcile(ctx)
+	again, _ := e.s.Settle(ctx)
 	if len(again.Settled) != 0 {
-		t.Errorf("second reconcile settled again: %+v", again)
+		t.Errorf("second settle settled again: %+v", again)
 	}
 
 	// The watch: one at a time, stoppable.
@@ -353,7 +353,7 @@ func supervisorPID(id string) (int, bool) {
 }
 
 // waitSettled waits until a task's run is over: its supervisor has
-// reconciled it and exited.
+// settled it and exited.
 func waitSettled(t *testing.T, id string) {
 	t.Helper()
 	waitFor(t, "the supervisor to finish", func() bool { _, ok := supervisorPID(id); return !ok })

@@ -18,7 +18,7 @@ func init() {
 		schemas.Entry{Name: "task-search", Tag: "gloss-task-search/v1", Description: "Tasks matching a query (task_search).", Type: schemas.TypeOf[SearchResult]()},
 		schemas.Entry{Name: "task-add", Tag: "gloss-task-add/v1", Description: "A task created, with its lint (task_add).", Type: schemas.TypeOf[AddResult]()},
 		schemas.Entry{Name: "task-split", Tag: "gloss-task-split/v1", Description: "A task split into members (task_split).", Type: schemas.TypeOf[SplitResult]()},
-		schemas.Entry{Name: "task-reconcile", Tag: "gloss-task-reconcile/v1", Description: "Finished agent runs settled.", Type: schemas.TypeOf[ReconcileResult]()},
+		schemas.Entry{Name: "task-settle", Tag: "gloss-task-settle/v1", Description: "Finished agent runs settled.", Type: schemas.TypeOf[SettleResult]()},
 		schemas.Entry{Name: "task-watch", Tag: "gloss-task-watch/v1", Description: "Whether the task watcher runs (task_watch_status).", Type: schemas.TypeOf[WatchStatus]()},
 		schemas.Entry{Name: "task-import", Tag: "gloss-task-import/v1", Description: "What git gloss task import brought over from Chant.", Type: schemas.TypeOf[ImportResult]()},
 	)

@@ -11,15 +11,18 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/schemas"
 )
+
+// The Annex B protocol: the requests and answers of read_doc, list_ids,
+// validate_doc and patch_block, and the Store operations that serve them
+// (Read, IDs, Check, Patch). Patch writes one transcript record per op.
 
 // ProtocolVersion is the Noma Agent Protocol version of transcripts.
 const ProtocolVersion = "1.0"
@@ -231,6 +234,38 @@ type PatchRequest struct {
 	Strict bool
 }
 
+// Request inputs whose shape the library checks, for every front door.
+var (
+	reSHA8   = regexp.MustCompile(`^[0-9a-fA-F]{8}$`)
+	reSHA256 = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+	reHex864 = regexp.MustCompile(`^[0-9a-fA-F]{8,64}$`)
+	reUUID   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+)
+
+// check refuses malformed preconditions before anything is read.
+func (req *PatchRequest) check() error {
+	switch {
+	case req.ExpectedSHA != "" && !reSHA8.MatchString(req.ExpectedSHA):
+		return fault.Usagef("expected_sha must be 8 hex digits")
+	case req.BaseSHA256 != "" && !reSHA256.MatchString(req.BaseSHA256):
+		return fault.Usagef("base_sha256 must be 64 hex digits")
+	case req.BaseHash != "" && !reHex864.MatchString(req.BaseHash):
+		return fault.Usagef("base_hash must be 8 to 64 hex digits")
+	case req.ParentOpID != "" && !reUUID.MatchString(req.ParentOpID):
+		return fault.Usagef("parent_op_id must be a UUID")
+	}
+	return nil
+}
+
+// docExt keeps a document's real location a document: a link named
+// x.noma that resolves to README.md is refused.
+func docExt(given, real string) error {
+	if path.Ext(given) != path.Ext(real) {
+		return fault.Usagef("%s resolves to %s, which is not the same kind of file", given, real)
+	}
+	return nil
+}
+
 // PatchResult is patch_block's answer: ok with the new state, or a
 // protocol error {ok:false, error, code}.
 type PatchResult struct {
@@ -241,31 +276,6 @@ type PatchResult struct {
 	Transcript     any           `json:"transcript_entry,omitempty" jsonschema:"the transcript record written (the last one for a list)"`
 	Diagnostics    *[]Diagnostic `json:"diagnostics,omitempty" jsonschema:"the post-patch diagnostics (ok:true only)"`
 	Entries        int           `json:"entries,omitempty" jsonschema:"patch_block_list: how many ops were applied"`
-}
-
-// Record is one transcript record (v1.0), keys in protocol order.
-type Record struct {
-	ProtocolVersion string  `json:"protocol_version"`
-	ToolVersion     string  `json:"tool_version"`
-	OpID            string  `json:"op_id"`
-	TS              string  `json:"ts"`
-	Actor           Actor   `json:"actor"`
-	DocURI          string  `json:"doc_uri"`
-	PreSHA256       string  `json:"pre_sha256"`
-	PostSHA256      string  `json:"post_sha256"`
-	PreSHA          string  `json:"pre_sha"`
-	PostSHA         string  `json:"post_sha"`
-	Op              any     `json:"op"`
-	PatchResult     string  `json:"patch_result" jsonschema:"applied, noop or rejected"`
-	PreValidation   string  `json:"pre_validation"`
-	PostValidation  string  `json:"post_validation"`
-	Diagnostics     []any   `json:"diagnostics,omitempty"`
-	Reason          string  `json:"reason,omitempty"`
-	ParentOpID      string  `json:"parent_op_id,omitempty"`
-	BaseSHA256      string  `json:"base_sha256,omitempty"`
-	ElapsedMS       float64 `json:"elapsed_ms"`
-	PrevEntrySHA256 *string `json:"prev_entry_sha256"`
-	Signature       any     `json:"signature"`
 }
 
 // taggedDiag is a diagnostic with its phase: the validator's object with
@@ -318,9 +328,6 @@ func newUUID() string {
 	h := hex.EncodeToString(b[:])
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
-
-// TranscriptPath is where a document's transcript lives.
-func TranscriptPath(rel string) string { return rel + ".patches" }
 
 func isBookManifest(rel string) bool {
 	l := strings.ToLower(rel)
@@ -508,83 +515,6 @@ func opJSON(op Op) any {
 		return map[string]any{"op": op.Name}
 	}
 	return op
-}
-
-// Capabilities is the Annex A sidecar <file>.capabilities.yml. It is
-// advisory: a patch outside it is applied, with a warning.
-type Capabilities struct {
-	Ops   []string `yaml:"ops"`
-	Allow []string `yaml:"allow"`
-	Deny  []string `yaml:"deny"`
-	IDs   struct {
-		Rename *bool `yaml:"rename"`
-	} `yaml:"ids"`
-	Blocks map[string][]string `yaml:"blocks"`
-}
-
-// LoadCapabilities parses a sidecar.
-func LoadCapabilities(data []byte) (*Capabilities, error) {
-	var c Capabilities
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("capabilities: %w", cleanYAMLError(err))
-	}
-	return &c, nil
-}
-
-// Advise lists the advisory warnings for op.
-func (c *Capabilities) Advise(op Op) []string {
-	var out []string
-	allowed := append(append([]string{}, c.Ops...), c.Allow...)
-	if len(allowed) > 0 && !contains(allowed, op.Name) {
-		out = append(out, fmt.Sprintf("capabilities: %s is not among the allowed ops", op.Name))
-	}
-	if contains(c.Deny, op.Name) {
-		out = append(out, fmt.Sprintf("capabilities: %s is denied", op.Name))
-	}
-	if op.Name == "rename_id" && c.IDs.Rename != nil && !*c.IDs.Rename {
-		out = append(out, "capabilities: ids.rename is false")
-	}
-	if list, ok := c.Blocks[op.anchor()]; ok && !contains(list, op.Name) {
-		out = append(out, fmt.Sprintf("capabilities: %s is not allowed on block %q", op.Name, op.anchor()))
-	}
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// capabilityWarnings reads the sidecar, if any, and returns per-op
-// warnings (a broken sidecar is a warning too, never a refusal).
-func (s *Store) capabilityWarnings(rel string, ops []Op) [][]any {
-	out := make([][]any, len(ops))
-	side := strings.TrimSuffix(rel, path.Ext(rel)) + ".capabilities.yml"
-	data, err := s.readAll(rel + ".capabilities.yml")
-	if err != nil {
-		data, err = s.readAll(side)
-	}
-	if err != nil {
-		return out
-	}
-	warn := func(msg string) any {
-		return taggedDiag{d: Diagnostic{Severity: SevWarning, Code: "capability-advisory", Message: msg}, phase: "pre", synthetic: true}
-	}
-	c, err := LoadCapabilities(data)
-	if err != nil {
-		out[0] = append(out[0], warn(err.Error()))
-		return out
-	}
-	for i, op := range ops {
-		for _, m := range c.Advise(op) {
-			out[i] = append(out[i], warn(m))
-		}
-	}
-	return out
 }
 
 func init() {
