@@ -62,7 +62,17 @@ func (r *Repo) BlameCached(ctx context.Context, rev, path string, start, end int
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.blameAt(ctx, commit, path)
+	key, err := r.blamePosition(commit, path)
+	if err != nil {
+		return nil, err
+	}
+	if e := r.loadBlame(key, path); e != nil {
+		return e.slice(start, end)
+	}
+	if b, ok, err := r.blameRange(ctx, commit, key, path, start, end); ok {
+		return b, err
+	}
+	e, err := r.fillAt(ctx, key, path)
 	if err != nil {
 		return nil, err
 	}
@@ -89,16 +99,9 @@ func (r *Repo) blameCacheBypassed(context.Context) bool {
 	return false
 }
 
-// blameAt returns the whole-file blame of path at commit: from the cache,
-// or by running git blame once and caching the result.
-func (r *Repo) blameAt(ctx context.Context, commit, path string) (*blameEntry, error) {
-	key, err := r.blamePosition(commit, path)
-	if err != nil {
-		return nil, err
-	}
-	if e := r.loadBlame(key, path); e != nil {
-		return e, nil
-	}
+// fillAt blames path at key, the commit that last changed it, whole, and
+// caches the result.
+func (r *Repo) fillAt(ctx context.Context, key, path string) (*blameEntry, error) {
 	b, err := r.Blame(ctx, key, path, 0, 0)
 	if err != nil {
 		return nil, err
@@ -329,12 +332,21 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 	if _, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(path))); err != nil || head == "" {
 		return r.Blame(ctx, "", path, start, end)
 	}
-	base, err := r.blameAt(ctx, head, path)
+	key, err := r.blamePosition(head, path)
 	if err != nil {
 		if IsNotFound(err) {
 			return r.Blame(ctx, "", path, start, end) // not in HEAD: all uncommitted
 		}
 		return nil, err
+	}
+	base := r.loadBlame(key, path)
+	if base == nil {
+		if b, ok, err := r.blameRange(ctx, "", key, path, start, end); ok {
+			return b, err
+		}
+		if base, err = r.fillAt(ctx, key, path); err != nil {
+			return nil, err
+		}
 	}
 	if r.worktreeMatches(head, path) {
 		return base.slice(start, end)
