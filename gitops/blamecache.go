@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
@@ -51,32 +52,62 @@ const (
 // are the same as Blame's, for committed revisions and for the working tree
 // (rev "").
 func (r *Repo) BlameCached(ctx context.Context, rev, path string, start, end int) (*Blame, error) {
+	return r.StartBlameCached(ctx, rev, path, start, end)()
+}
+
+// StartBlameCached is BlameCached in two steps: it does what needs the
+// repository handle now, and when it must run git blame (a cache miss),
+// runs it in a goroutine; wait returns the result. Between the two the
+// caller may go on using the repository: the goroutine only waits for git
+// and writes the cache.
+func (r *Repo) StartBlameCached(ctx context.Context, rev, path string, start, end int) (wait func() (*Blame, error)) {
+	b, job, err := r.planBlame(ctx, rev, path, start, end)
+	if job == nil {
+		return func() (*Blame, error) { return b, err }
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b, err = job()
+	}()
+	return func() (*Blame, error) {
+		<-done
+		return b, err
+	}
+}
+
+// planBlame answers a cached blame at once, or returns the job that
+// answers it by running git (a job touches no libgit2 handle).
+func (r *Repo) planBlame(ctx context.Context, rev, path string, start, end int) (*Blame, func() (*Blame, error), error) {
 	path = cleanRepoPath(path)
 	if r.blameCacheBypassed(ctx) {
-		return r.Blame(ctx, rev, path, start, end)
+		return nil, func() (*Blame, error) { return r.Blame(ctx, rev, path, start, end) }, nil
 	}
 	if rev == "" {
-		return r.blameWorktree(ctx, path, start, end)
+		return r.planWorktree(ctx, path, start, end)
 	}
 	commit, err := r.ResolveCommit(rev)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	key, err := r.blamePosition(commit, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if e := r.loadBlame(key, path); e != nil {
+		b, err := e.slice(start, end)
+		return b, nil, err
+	}
+	if job := r.rangeJob(ctx, commit, key, path, start, end); job != nil {
+		return nil, job, nil
+	}
+	return nil, func() (*Blame, error) {
+		e, err := r.fillAt(ctx, key, path)
+		if err != nil {
+			return nil, err
+		}
 		return e.slice(start, end)
-	}
-	if b, ok, err := r.blameRange(ctx, commit, key, path, start, end); ok {
-		return b, err
-	}
-	e, err := r.fillAt(ctx, key, path)
-	if err != nil {
-		return nil, err
-	}
-	return e.slice(start, end)
+	}, nil
 }
 
 // blameCacheBypassed reports whether git blame is configured in a way the
@@ -341,13 +372,30 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 	}
 	base := r.loadBlame(key, path)
 	if base == nil {
-		if b, ok, err := r.blameRange(ctx, "", key, path, start, end); ok {
-			return b, err
-		}
 		if base, err = r.fillAt(ctx, key, path); err != nil {
 			return nil, err
 		}
 	}
+	return r.worktreeFrom(ctx, head, path, base, start, end)
+}
+
+// planWorktree is planBlame for the working tree: a miss on part of a
+// large file becomes a range job; the rest is answered now.
+func (r *Repo) planWorktree(ctx context.Context, path string, start, end int) (*Blame, func() (*Blame, error), error) {
+	head, err := r.Head()
+	if err == nil && head != "" {
+		if key, err := r.blamePosition(head, path); err == nil && !r.hasBlame(key, path) {
+			if job := r.rangeJob(ctx, "", key, path, start, end); job != nil {
+				return nil, job, nil
+			}
+		}
+	}
+	b, err := r.blameWorktree(ctx, path, start, end)
+	return b, nil, err
+}
+
+// worktreeFrom is the working-tree blame from base, the blame of head.
+func (r *Repo) worktreeFrom(ctx context.Context, head, path string, base *blameEntry, start, end int) (*Blame, error) {
 	if r.worktreeMatches(head, path) {
 		return base.slice(start, end)
 	}
@@ -927,6 +975,64 @@ func (r *Repo) FileHistoryCached(ctx context.Context, rev, path string, limit in
 	return h, nil
 }
 
+// PrefetchFileHistory walks the log FileHistoryCached(ctx, rev, path,
+// limit, ...) needs, unless its history is cached, so that a caller can
+// overlap that walk with a blame it is waiting for: the log does not
+// depend on the blamed commits, only the ancestry among them does.
+func (r *Repo) PrefetchFileHistory(rev, path string, limit int) {
+	path = cleanRepoPath(path)
+	if rev == "" {
+		rev = "HEAD"
+	}
+	commit, err := r.ResolveCommit(rev)
+	if err != nil || limit <= 0 {
+		return
+	}
+	key, err := r.blamePosition(commit, path)
+	if err != nil {
+		return
+	}
+	if h := r.loadHistory(key, path); h != nil && h.limit == limit {
+		return
+	}
+	_, _ = r.fileLog(key, path, limit)
+}
+
+// fileLogs remembers the file logs this process walked. The log of a file
+// from a commit never changes, and a read that prefetched it asks again
+// once its blame is in.
+var fileLogs = struct {
+	sync.Mutex
+	m map[string][]string
+}{m: map[string][]string{}}
+
+// fileLog is the ids of the latest limit commits from key that changed
+// path, newest first, as Log gives them.
+func (r *Repo) fileLog(key, path string, limit int) ([]string, error) {
+	k := fmt.Sprintf("%s\x00%s\x00%s\x00%d", r.commonDir, key, path, limit)
+	fileLogs.Lock()
+	log, ok := fileLogs.m[k]
+	fileLogs.Unlock()
+	if ok {
+		return log, nil
+	}
+	log = []string{}
+	err := r.Walk(key, LogOptions{Path: path}, func(c *Commit) bool {
+		log = append(log, c.ID)
+		return len(log) < limit
+	})
+	if err != nil {
+		return nil, err
+	}
+	fileLogs.Lock()
+	defer fileLogs.Unlock()
+	if len(fileLogs.m) >= 64 { // a long-lived server reads many files: keep a few
+		clear(fileLogs.m)
+	}
+	fileLogs.m[k] = log
+	return log, nil
+}
+
 // buildHistory walks the history of key once, newest first and every
 // commit after all of its descendants, collecting the file's log and
 // passing each member's bit down to its ancestors.
@@ -942,13 +1048,11 @@ func (r *Repo) buildHistory(ctx context.Context, key, path string, limit int, me
 		add(m)
 	}
 	if limit > 0 {
-		err := r.Walk(key, LogOptions{Path: path}, func(c *Commit) bool {
-			h.Log = append(h.Log, c.ID)
-			return len(h.Log) < limit
-		})
+		log, err := r.fileLog(key, path, limit)
 		if err != nil {
 			return nil, err
 		}
+		h.Log = log
 	}
 	for _, id := range h.Log {
 		add(id)

@@ -70,43 +70,44 @@ func wantsRangeBlame(start, end, n int) bool {
 	return float64(end-start+1) <= rangeBlameMaxShare*float64(n)
 }
 
-// blameRange answers a cache miss on start..end of path at key (rev "" for
+// rangeJob answers a cache miss on start..end of path at key (rev "" for
 // the working tree, whose committed state is key) with a blame of those
-// lines only, and hands the whole-file blame of key to the filler. ok is
-// false when this does not apply and the caller should fill in the
+// lines only, and hands the whole-file blame of key to the filler. It
+// returns nil when this does not apply and the caller should fill in the
 // foreground.
-func (r *Repo) blameRange(ctx context.Context, rev, key, path string, start, end int) (b *Blame, ok bool, err error) {
+func (r *Repo) rangeJob(ctx context.Context, rev, key, path string, start, end int) func() (*Blame, error) {
 	f := currentFiller()
 	if f == nil || start <= 0 {
-		return nil, false, nil
+		return nil
 	}
 	var data []byte
+	var err error
 	if rev == "" {
 		data, err = os.ReadFile(filepath.Join(r.root, filepath.FromSlash(path)))
 	} else {
 		data, err = r.ReadFile(key, path)
+		rev = key // the same blame: nothing between them changed the file
 	}
 	if err != nil {
-		return nil, false, nil
+		return nil
 	}
 	n := CountLines(data)
-	end = max(end, start)
-	if start > n || !wantsRangeBlame(start, min(end, n), n) {
-		return nil, false, nil
+	end = min(max(end, start), n)
+	if start > n || !wantsRangeBlame(start, end, n) {
+		return nil
 	}
-	if rev != "" {
-		rev = key // same blame: nothing between them changed the file
-	}
-	b, err = r.Blame(ctx, rev, path, start, min(end, n))
-	if err != nil {
-		return nil, true, err
-	}
-	if r.lockFill(key, path) {
-		if err := f(r.commonDir, key, path); err != nil {
-			r.unlockFill(key, path)
+	return func() (*Blame, error) {
+		b, err := r.Blame(ctx, rev, path, start, end)
+		if err != nil {
+			return nil, err
 		}
+		if r.lockFill(key, path) {
+			if err := f(r.commonDir, key, path); err != nil {
+				r.unlockFill(key, path)
+			}
+		}
+		return b, nil
 	}
-	return b, true, nil
 }
 
 // FillBlameCache blames path at commit whole and caches it, unless it is

@@ -185,7 +185,12 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 		res.Notes = append(res.Notes, "the file is empty")
 		return res, nil
 	}
-	blame, err := repo.BlameCached(ctx, f.rev, f.rel, target.Start, target.End)
+	// A blame the cache cannot answer runs git for a few hundred
+	// milliseconds; the file's log, which the history below needs and
+	// which does not depend on the blame, is walked meanwhile.
+	wait := repo.StartBlameCached(ctx, f.rev, f.rel, target.Start, target.End)
+	repo.PrefetchFileHistory(f.rev, f.rel, anchorHistoryLimit)
+	blame, err := wait()
 	if err != nil {
 		return nil, err
 	}
