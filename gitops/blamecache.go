@@ -52,36 +52,49 @@ const (
 // are the same as Blame's, for committed revisions and for the working tree
 // (rev "").
 func (r *Repo) BlameCached(ctx context.Context, rev, path string, start, end int) (*Blame, error) {
-	return r.StartBlameCached(ctx, rev, path, start, end)()
+	wait, settle := r.StartBlameCached(ctx, rev, path, start, end)
+	defer settle()
+	return wait()
 }
 
-// StartBlameCached is BlameCached in two steps: it does what needs the
+// StartBlameCached is BlameCached in steps: it does what needs the
 // repository handle now, and when it must run git blame (a cache miss),
 // runs it in a goroutine; wait returns the result. Between the two the
 // caller may go on using the repository: the goroutine only waits for git
-// and writes the cache.
-func (r *Repo) StartBlameCached(ctx context.Context, rev, path string, start, end int) (wait func() (*Blame, error)) {
+// and writes the cache. settle waits for the background fill a range
+// blame hands over to have started; call it before the process may exit.
+func (r *Repo) StartBlameCached(ctx context.Context, rev, path string, start, end int) (wait func() (*Blame, error), settle func()) {
 	b, job, err := r.planBlame(ctx, rev, path, start, end)
 	if job == nil {
-		return func() (*Blame, error) { return b, err }
+		return func() (*Blame, error) { return b, err }, func() {}
 	}
-	done := make(chan struct{})
+	done, settled := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(done)
-		b, err = job()
+		defer close(settled)
+		var handOver func()
+		b, handOver, err = job()
+		close(done)
+		if handOver != nil {
+			handOver()
+		}
 	}()
 	return func() (*Blame, error) {
-		<-done
-		return b, err
-	}
+			<-done
+			return b, err
+		}, func() {
+			<-settled
+		}
 }
 
 // planBlame answers a cached blame at once, or returns the job that
 // answers it by running git (a job touches no libgit2 handle).
-func (r *Repo) planBlame(ctx context.Context, rev, path string, start, end int) (*Blame, func() (*Blame, error), error) {
+func (r *Repo) planBlame(ctx context.Context, rev, path string, start, end int) (*Blame, blameJob, error) {
 	path = cleanRepoPath(path)
 	if r.blameCacheBypassed(ctx) {
-		return nil, func() (*Blame, error) { return r.Blame(ctx, rev, path, start, end) }, nil
+		return nil, func() (*Blame, func(), error) {
+			b, err := r.Blame(ctx, rev, path, start, end)
+			return b, nil, err
+		}, nil
 	}
 	if rev == "" {
 		return r.planWorktree(ctx, path, start, end)
@@ -101,14 +114,19 @@ func (r *Repo) planBlame(ctx context.Context, rev, path string, start, end int) 
 	if job := r.rangeJob(ctx, commit, key, path, start, end); job != nil {
 		return nil, job, nil
 	}
-	return nil, func() (*Blame, error) {
+	return nil, func() (*Blame, func(), error) {
 		e, err := r.fillAt(ctx, key, path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return e.slice(start, end)
+		b, err := e.slice(start, end)
+		return b, nil, err
 	}, nil
 }
+
+// blameJob runs git blame for a planned blame: it returns the blame and,
+// when it leaves work to hand over, the function that hands it over.
+type blameJob func() (b *Blame, handOver func(), err error)
 
 // blameCacheBypassed reports whether git blame is configured in a way the
 // cache does not reproduce (ignored revisions), or gloss.blameCache is
@@ -381,7 +399,7 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 
 // planWorktree is planBlame for the working tree: a miss on part of a
 // large file becomes a range job; the rest is answered now.
-func (r *Repo) planWorktree(ctx context.Context, path string, start, end int) (*Blame, func() (*Blame, error), error) {
+func (r *Repo) planWorktree(ctx context.Context, path string, start, end int) (*Blame, blameJob, error) {
 	head, err := r.Head()
 	if err == nil && head != "" {
 		if key, err := r.blamePosition(head, path); err == nil && !r.hasBlame(key, path) {
@@ -975,27 +993,32 @@ func (r *Repo) FileHistoryCached(ctx context.Context, rev, path string, limit in
 	return h, nil
 }
 
-// PrefetchFileHistory walks the log FileHistoryCached(ctx, rev, path,
-// limit, ...) needs, unless its history is cached, so that a caller can
-// overlap that walk with a blame it is waiting for: the log does not
-// depend on the blamed commits, only the ancestry among them does.
-func (r *Repo) PrefetchFileHistory(rev, path string, limit int) {
+// PrefetchFileHistory returns the Log of FileHistoryCached(ctx, rev,
+// path, limit, ...), from its cache or by walking it now, so that a caller
+// can overlap that walk with a blame it is waiting for: the log does not
+// depend on the blamed commits, only the ancestry among them does. It
+// returns nil when the history cannot be had.
+func (r *Repo) PrefetchFileHistory(rev, path string, limit int) []string {
 	path = cleanRepoPath(path)
 	if rev == "" {
 		rev = "HEAD"
 	}
 	commit, err := r.ResolveCommit(rev)
 	if err != nil || limit <= 0 {
-		return
+		return nil
 	}
 	key, err := r.blamePosition(commit, path)
 	if err != nil {
-		return
+		return nil
 	}
 	if h := r.loadHistory(key, path); h != nil && h.limit == limit {
-		return
+		return h.Log
 	}
-	_, _ = r.fileLog(key, path, limit)
+	log, err := r.fileLog(key, path, limit)
+	if err != nil {
+		return nil
+	}
+	return log
 }
 
 // fileLogs remembers the file logs this process walked. The log of a file

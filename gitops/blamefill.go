@@ -75,7 +75,7 @@ func wantsRangeBlame(start, end, n int) bool {
 // lines only, and hands the whole-file blame of key to the filler. It
 // returns nil when this does not apply and the caller should fill in the
 // foreground.
-func (r *Repo) rangeJob(ctx context.Context, rev, key, path string, start, end int) func() (*Blame, error) {
+func (r *Repo) rangeJob(ctx context.Context, rev, key, path string, start, end int) blameJob {
 	f := currentFiller()
 	if f == nil || start <= 0 {
 		return nil
@@ -96,17 +96,20 @@ func (r *Repo) rangeJob(ctx context.Context, rev, key, path string, start, end i
 	if start > n || !wantsRangeBlame(start, end, n) {
 		return nil
 	}
-	return func() (*Blame, error) {
+	return func() (*Blame, func(), error) {
 		b, err := r.Blame(ctx, rev, path, start, end)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if r.lockFill(key, path) {
-			if err := f(r.commonDir, key, path); err != nil {
-				r.unlockFill(key, path)
+		// Handed over after the blame, not beside it: the fill would
+		// compete with it for the CPU.
+		return b, func() {
+			if r.lockFill(key, path) {
+				if err := f(r.commonDir, key, path); err != nil {
+					r.unlockFill(key, path)
+				}
 			}
-		}
-		return b, nil
+		}, nil
 	}
 }
 

@@ -188,8 +188,16 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	// A blame the cache cannot answer runs git for a few hundred
 	// milliseconds; the file's log, which the history below needs and
 	// which does not depend on the blame, is walked meanwhile.
-	wait := repo.StartBlameCached(ctx, f.rev, f.rel, target.Start, target.End)
-	repo.PrefetchFileHistory(f.rev, f.rel, anchorHistoryLimit)
+	// So are the notes of those commits when an anchor's records are
+	// looked for in them.
+	wait, settle := repo.StartBlameCached(ctx, f.rev, f.rel, target.Start, target.End)
+	defer settle()
+	log := repo.PrefetchFileHistory(f.rev, f.rel, anchorHistoryLimit)
+	store := notes.Open(repo, notes.Annotations)
+	var early *noteRead
+	if len(res.Resolved.Anchors) > 0 && len(log) > 0 {
+		early = readNotes(store, log)
+	}
 	blame, err := wait()
 	if err != nil {
 		return nil, err
@@ -238,7 +246,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 			}
 		}
 	}
-	recs, skipped, err := notes.Open(repo, notes.Annotations).ReadCounted(append(append([]string{}, commits...), older...))
+	recs, skipped, err := early.rest(store, append(append([]string{}, commits...), older...))
 	if err != nil {
 		return nil, err
 	}
@@ -316,6 +324,57 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 		}
 	}
 	return res, nil
+}
+
+// noteRead is the notes of some commits, read ahead of knowing all the
+// commits a read needs.
+type noteRead struct {
+	asked   map[string]bool
+	recs    map[string][]notes.Record
+	skipped int
+	err     error
+}
+
+func readNotes(store *notes.Store, ids []string) *noteRead {
+	n := &noteRead{asked: map[string]bool{}}
+	for _, id := range ids {
+		n.asked[id] = true
+	}
+	n.recs, n.skipped, n.err = store.ReadCounted(ids)
+	return n
+}
+
+// rest returns the notes of want: those read ahead and the others. When
+// more was read ahead than is wanted (or reading failed), it reads want
+// afresh, so the answer is always exactly ReadCounted(want)'s.
+func (n *noteRead) rest(store *notes.Store, want []string) (map[string][]notes.Record, int, error) {
+	if n == nil || n.err != nil {
+		return store.ReadCounted(want)
+	}
+	wanted := map[string]bool{}
+	var more []string
+	for _, id := range want {
+		if wanted[id] {
+			continue
+		}
+		wanted[id] = true
+		if !n.asked[id] {
+			more = append(more, id)
+		}
+	}
+	for id := range n.asked {
+		if !wanted[id] {
+			return store.ReadCounted(want)
+		}
+	}
+	recs, skipped, err := store.ReadCounted(more)
+	if err != nil {
+		return nil, 0, err
+	}
+	for id, rs := range n.recs {
+		recs[id] = rs
+	}
+	return recs, skipped + n.skipped, nil
 }
 
 // decode reads the live annotation records of one note and counts the
