@@ -188,15 +188,15 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	// A blame the cache cannot answer runs git for a few hundred
 	// milliseconds; the file's log, which the history below needs and
 	// which does not depend on the blame, is walked meanwhile.
-	// So are the notes of those commits when an anchor's records are
-	// looked for in them.
+	// So are the notes of those commits, and their times, when an
+	// anchor's records are looked for in them.
 	wait, settle := repo.StartBlameCached(ctx, f.rev, f.rel, target.Start, target.End)
 	defer settle()
 	log := repo.PrefetchFileHistory(f.rev, f.rel, anchorHistoryLimit)
 	store := notes.Open(repo, notes.Annotations)
 	var early *noteRead
 	if len(res.Resolved.Anchors) > 0 && len(log) > 0 {
-		early = readNotes(store, log)
+		early = readNotes(repo, store, log)
 	}
 	blame, err := wait()
 	if err != nil {
@@ -253,7 +253,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	res.Skipped = skipped
 	res.Stats.AnnotatedCommits = len(recs)
 
-	times := commitTimes(repo, blame, recs)
+	times := commitTimes(repo, blame, recs, early.authorTimes())
 	newest := time.Time{}
 	for _, t := range times {
 		if t.After(newest) {
@@ -333,15 +333,30 @@ type noteRead struct {
 	recs    map[string][]notes.Record
 	skipped int
 	err     error
+	times   map[string]time.Time // author times of the commits in recs
 }
 
-func readNotes(store *notes.Store, ids []string) *noteRead {
+func readNotes(repo *gitops.Repo, store *notes.Store, ids []string) *noteRead {
 	n := &noteRead{asked: map[string]bool{}}
 	for _, id := range ids {
 		n.asked[id] = true
 	}
 	n.recs, n.skipped, n.err = store.ReadCounted(ids)
+	n.times = map[string]time.Time{}
+	for id := range n.recs {
+		if c, err := repo.LookupCommit(id); err == nil {
+			n.times[id] = c.AuthorTime
+		}
+	}
 	return n
+}
+
+// authorTimes are the author times of the annotated commits read ahead.
+func (n *noteRead) authorTimes() map[string]time.Time {
+	if n == nil {
+		return nil
+	}
+	return n.times
 }
 
 // rest returns the notes of want: those read ahead and the others. When
@@ -445,7 +460,7 @@ func view(r *annotate.Region, t time.Time) RegionView {
 
 // commitTimes collects author times for the commits involved: from blame
 // where it has them, else from the commits themselves.
-func commitTimes(repo *gitops.Repo, b *gitops.Blame, recs map[string][]notes.Record) map[string]time.Time {
+func commitTimes(repo *gitops.Repo, b *gitops.Blame, recs map[string][]notes.Record, known map[string]time.Time) map[string]time.Time {
 	t := map[string]time.Time{}
 	for c, m := range b.Commits {
 		t[c] = m.AuthorTime
@@ -454,7 +469,9 @@ func commitTimes(repo *gitops.Repo, b *gitops.Blame, recs map[string][]notes.Rec
 		if _, ok := t[c]; ok {
 			continue
 		}
-		if commit, err := repo.LookupCommit(c); err == nil {
+		if at, ok := known[c]; ok {
+			t[c] = at
+		} else if commit, err := repo.LookupCommit(c); err == nil {
 			t[c] = commit.AuthorTime
 		}
 	}
