@@ -401,7 +401,7 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 // large file becomes a range job; the rest is answered now.
 func (r *Repo) planWorktree(ctx context.Context, path string, start, end int) (*Blame, blameJob, error) {
 	head, err := r.Head()
-	if err == nil && head != "" {
+	if err == nil && head != "" && r.root != "" {
 		if key, err := r.blamePosition(head, path); err == nil && !r.hasBlame(key, path) {
 			if job := r.rangeJob(ctx, "", key, path, start, end); job != nil {
 				return nil, job, nil
