@@ -179,22 +179,61 @@ type RecipeCase struct {
 	Gloss  []string // git gloss arguments
 	Git    []string // git arguments
 	Before func() error
+	// After runs untimed after each gloss run, before git's: it waits for
+	// the work a read left in the background, so that work is never timed
+	// as part of git's run.
+	After func() error
 }
 
 // Cases are the timed commands: the anchor read with the blame cache warm
 // and cold, and line-range reads without tree-sitter.
+//
+// Cold means no blame cache: no whole-file blames and no blame positions
+// (the commit that last changed the file). The outline and file-history
+// caches, kept beside them, stay warm in the "no blame cache" cases and
+// are removed too in the "no caches" one. A cold read leaves the whole-file
+// blame to a background git-gloss cache-fill; the fill case times that
+// process alone.
 func (e *RecipeEnv) Cases() []RecipeCase {
 	lines := fmt.Sprintf("%d,%d", e.Start, e.End)
 	blame := []string{"blame", "--porcelain", "-L", lines, "--", e.File}
 	read := []string{"read", e.File, "--anchor", e.Anchor, "--json"}
-	coldCache := func() error { return os.RemoveAll(filepath.Join(e.GitDir, "gloss", "blame")) }
+	readLines := []string{"read", e.File, "--lines", fmt.Sprintf("%d:%d", e.Start, e.End), "--json"}
+	cache := filepath.Join(e.GitDir, "gloss", "blame")
+	noBlameCache := func() error {
+		for _, kind := range []string{"e", "p"} {
+			if err := os.RemoveAll(filepath.Join(cache, kind)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	noCaches := func() error { return os.RemoveAll(cache) }
 	return []RecipeCase{
 		{Name: "read --anchor, blame cache warm", Gloss: read, Git: blame},
-		{Name: "read --anchor, blame cache cold", Gloss: read, Git: blame, Before: coldCache},
-		{Name: fmt.Sprintf("read --lines %d:%d, warm", e.Start, e.End),
-			Gloss: []string{"read", e.File, "--lines", fmt.Sprintf("%d:%d", e.Start, e.End), "--json"}, Git: blame},
+		{Name: "read --anchor, no blame cache", Gloss: read, Git: blame, Before: noBlameCache, After: e.waitFills},
+		{Name: "read --anchor, no caches", Gloss: read, Git: blame, Before: noCaches, After: e.waitFills},
+		{Name: fmt.Sprintf("read --lines %d:%d, warm", e.Start, e.End), Gloss: readLines, Git: blame},
+		{Name: fmt.Sprintf("read --lines %d:%d, no caches", e.Start, e.End), Gloss: readLines, Git: blame, Before: noCaches, After: e.waitFills},
 		{Name: "read --lines 1:5, warm", Gloss: []string{"read", e.File, "--lines", "1:5", "--json"},
 			Git: []string{"blame", "--porcelain", "-L", "1,5", "--", e.File}},
+		{Name: "background cache-fill alone", Gloss: []string{"cache-fill", e.Rev, "--", e.File}, Git: blame, Before: noCaches},
+	}
+}
+
+// waitFills waits until no background fill holds a lock in the clone.
+func (e *RecipeEnv) waitFills() error {
+	dir := filepath.Join(e.GitDir, "gloss", "fill")
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		ents, err := os.ReadDir(dir)
+		if err != nil || len(ents) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("background fills still running after 5 minutes: %s", dir)
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 
@@ -226,6 +265,11 @@ func (e *RecipeEnv) Measure(ctx context.Context, c RecipeCase, runs int) (Recipe
 			return r, err
 		}
 		dg := time.Since(start)
+		if c.After != nil {
+			if err := c.After(); err != nil {
+				return r, err
+			}
+		}
 		start = time.Now()
 		cpuK, err := runTimed(ctx, e.Dir, "git", c.Git...)
 		if err != nil {

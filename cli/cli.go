@@ -86,6 +86,7 @@ type CLI struct {
 	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
+	CacheFill CacheFillCmd `cmd:"" name:"cache-fill" hidden:"" help:"Fill the blame cache for one file (reads start it)."`
 }
 
 // Globals are the flags every command accepts.

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
@@ -51,23 +52,81 @@ const (
 // are the same as Blame's, for committed revisions and for the working tree
 // (rev "").
 func (r *Repo) BlameCached(ctx context.Context, rev, path string, start, end int) (*Blame, error) {
+	wait, settle := r.StartBlameCached(ctx, rev, path, start, end)
+	defer settle()
+	return wait()
+}
+
+// StartBlameCached is BlameCached in steps: it does what needs the
+// repository handle now, and when it must run git blame (a cache miss),
+// runs it in a goroutine; wait returns the result. Between the two the
+// caller may go on using the repository: the goroutine only waits for git
+// and writes the cache. settle waits for the background fill a range
+// blame hands over to have started; call it before the process may exit.
+func (r *Repo) StartBlameCached(ctx context.Context, rev, path string, start, end int) (wait func() (*Blame, error), settle func()) {
+	b, job, err := r.planBlame(ctx, rev, path, start, end)
+	if job == nil {
+		return func() (*Blame, error) { return b, err }, func() {}
+	}
+	done, settled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(settled)
+		var handOver func()
+		b, handOver, err = job()
+		close(done)
+		if handOver != nil {
+			handOver()
+		}
+	}()
+	return func() (*Blame, error) {
+			<-done
+			return b, err
+		}, func() {
+			<-settled
+		}
+}
+
+// planBlame answers a cached blame at once, or returns the job that
+// answers it by running git (a job touches no libgit2 handle).
+func (r *Repo) planBlame(ctx context.Context, rev, path string, start, end int) (*Blame, blameJob, error) {
 	path = cleanRepoPath(path)
 	if r.blameCacheBypassed(ctx) {
-		return r.Blame(ctx, rev, path, start, end)
+		return nil, func() (*Blame, func(), error) {
+			b, err := r.Blame(ctx, rev, path, start, end)
+			return b, nil, err
+		}, nil
 	}
 	if rev == "" {
-		return r.blameWorktree(ctx, path, start, end)
+		return r.planWorktree(ctx, path, start, end)
 	}
 	commit, err := r.ResolveCommit(rev)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	e, err := r.blameAt(ctx, commit, path)
+	key, err := r.blamePosition(commit, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return e.slice(start, end)
+	if e := r.loadBlame(key, path); e != nil {
+		b, err := e.slice(start, end)
+		return b, nil, err
+	}
+	if job := r.rangeJob(ctx, commit, key, path, start, end); job != nil {
+		return nil, job, nil
+	}
+	return nil, func() (*Blame, func(), error) {
+		e, err := r.fillAt(ctx, key, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := e.slice(start, end)
+		return b, nil, err
+	}, nil
 }
+
+// blameJob runs git blame for a planned blame: it returns the blame and,
+// when it leaves work to hand over, the function that hands it over.
+type blameJob func() (b *Blame, handOver func(), err error)
 
 // blameCacheBypassed reports whether git blame is configured in a way the
 // cache does not reproduce (ignored revisions), or gloss.blameCache is
@@ -89,16 +148,9 @@ func (r *Repo) blameCacheBypassed(context.Context) bool {
 	return false
 }
 
-// blameAt returns the whole-file blame of path at commit: from the cache,
-// or by running git blame once and caching the result.
-func (r *Repo) blameAt(ctx context.Context, commit, path string) (*blameEntry, error) {
-	key, err := r.blamePosition(commit, path)
-	if err != nil {
-		return nil, err
-	}
-	if e := r.loadBlame(key, path); e != nil {
-		return e, nil
-	}
+// fillAt blames path at key, the commit that last changed it, whole, and
+// caches the result.
+func (r *Repo) fillAt(ctx context.Context, key, path string) (*blameEntry, error) {
 	b, err := r.Blame(ctx, key, path, 0, 0)
 	if err != nil {
 		return nil, err
@@ -329,13 +381,39 @@ func (r *Repo) blameWorktree(ctx context.Context, path string, start, end int) (
 	if _, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(path))); err != nil || head == "" {
 		return r.Blame(ctx, "", path, start, end)
 	}
-	base, err := r.blameAt(ctx, head, path)
+	key, err := r.blamePosition(head, path)
 	if err != nil {
 		if IsNotFound(err) {
 			return r.Blame(ctx, "", path, start, end) // not in HEAD: all uncommitted
 		}
 		return nil, err
 	}
+	base := r.loadBlame(key, path)
+	if base == nil {
+		if base, err = r.fillAt(ctx, key, path); err != nil {
+			return nil, err
+		}
+	}
+	return r.worktreeFrom(ctx, head, path, base, start, end)
+}
+
+// planWorktree is planBlame for the working tree: a miss on part of a
+// large file becomes a range job; the rest is answered now.
+func (r *Repo) planWorktree(ctx context.Context, path string, start, end int) (*Blame, blameJob, error) {
+	head, err := r.Head()
+	if err == nil && head != "" && r.root != "" {
+		if key, err := r.blamePosition(head, path); err == nil && !r.hasBlame(key, path) {
+			if job := r.rangeJob(ctx, "", key, path, start, end); job != nil {
+				return nil, job, nil
+			}
+		}
+	}
+	b, err := r.blameWorktree(ctx, path, start, end)
+	return b, nil, err
+}
+
+// worktreeFrom is the working-tree blame from base, the blame of head.
+func (r *Repo) worktreeFrom(ctx context.Context, head, path string, base *blameEntry, start, end int) (*Blame, error) {
 	if r.worktreeMatches(head, path) {
 		return base.slice(start, end)
 	}
@@ -915,6 +993,69 @@ func (r *Repo) FileHistoryCached(ctx context.Context, rev, path string, limit in
 	return h, nil
 }
 
+// PrefetchFileHistory returns the Log of FileHistoryCached(ctx, rev,
+// path, limit, ...), from its cache or by walking it now, so that a caller
+// can overlap that walk with a blame it is waiting for: the log does not
+// depend on the blamed commits, only the ancestry among them does. It
+// returns nil when the history cannot be had.
+func (r *Repo) PrefetchFileHistory(rev, path string, limit int) []string {
+	path = cleanRepoPath(path)
+	if rev == "" {
+		rev = "HEAD"
+	}
+	commit, err := r.ResolveCommit(rev)
+	if err != nil || limit <= 0 {
+		return nil
+	}
+	key, err := r.blamePosition(commit, path)
+	if err != nil {
+		return nil
+	}
+	if h := r.loadHistory(key, path); h != nil && h.limit == limit {
+		return h.Log
+	}
+	log, err := r.fileLog(key, path, limit)
+	if err != nil {
+		return nil
+	}
+	return log
+}
+
+// fileLogs remembers the file logs this process walked. The log of a file
+// from a commit never changes, and a read that prefetched it asks again
+// once its blame is in.
+var fileLogs = struct {
+	sync.Mutex
+	m map[string][]string
+}{m: map[string][]string{}}
+
+// fileLog is the ids of the latest limit commits from key that changed
+// path, newest first, as Log gives them.
+func (r *Repo) fileLog(key, path string, limit int) ([]string, error) {
+	k := fmt.Sprintf("%s\x00%s\x00%s\x00%d", r.commonDir, key, path, limit)
+	fileLogs.Lock()
+	log, ok := fileLogs.m[k]
+	fileLogs.Unlock()
+	if ok {
+		return log, nil
+	}
+	log = []string{}
+	err := r.Walk(key, LogOptions{Path: path}, func(c *Commit) bool {
+		log = append(log, c.ID)
+		return len(log) < limit
+	})
+	if err != nil {
+		return nil, err
+	}
+	fileLogs.Lock()
+	defer fileLogs.Unlock()
+	if len(fileLogs.m) >= 64 { // a long-lived server reads many files: keep a few
+		clear(fileLogs.m)
+	}
+	fileLogs.m[k] = log
+	return log, nil
+}
+
 // buildHistory walks the history of key once, newest first and every
 // commit after all of its descendants, collecting the file's log and
 // passing each member's bit down to its ancestors.
@@ -930,13 +1071,11 @@ func (r *Repo) buildHistory(ctx context.Context, key, path string, limit int, me
 		add(m)
 	}
 	if limit > 0 {
-		err := r.Walk(key, LogOptions{Path: path}, func(c *Commit) bool {
-			h.Log = append(h.Log, c.ID)
-			return len(h.Log) < limit
-		})
+		log, err := r.fileLog(key, path, limit)
 		if err != nil {
 			return nil, err
 		}
+		h.Log = log
 	}
 	for _, id := range h.Log {
 		add(id)

@@ -186,7 +186,20 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 		res.Notes = append(res.Notes, "the file is empty")
 		return res, nil
 	}
-	blame, err := repo.BlameCached(ctx, f.rev, f.rel, target.Start, target.End)
+	// A blame the cache cannot answer runs git for a few hundred
+	// milliseconds; the file's log, which the history below needs and
+	// which does not depend on the blame, is walked meanwhile.
+	// So are the notes of those commits, and their times, when an
+	// anchor's records are looked for in them.
+	wait, settle := repo.StartBlameCached(ctx, f.rev, f.rel, target.Start, target.End)
+	defer settle()
+	log := repo.PrefetchFileHistory(f.rev, f.rel, anchorHistoryLimit)
+	store := notes.Open(repo, notes.Annotations)
+	var early *noteRead
+	if len(res.Resolved.Anchors) > 0 && len(log) > 0 {
+		early = readNotes(repo, store, log)
+	}
+	blame, err := wait()
 	if err != nil {
 		return nil, err
 	}
@@ -234,14 +247,14 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 			}
 		}
 	}
-	recs, skipped, err := notes.Open(repo, notes.Annotations).ReadCounted(append(append([]string{}, commits...), older...))
+	recs, skipped, err := early.rest(store, append(append([]string{}, commits...), older...))
 	if err != nil {
 		return nil, err
 	}
 	res.Skipped = skipped
 	res.Stats.AnnotatedCommits = len(recs)
 
-	times := commitTimes(repo, blame, recs)
+	times := commitTimes(repo, blame, recs, early.authorTimes())
 	newest := time.Time{}
 	for _, t := range times {
 		if t.After(newest) {
@@ -314,6 +327,72 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	return res, nil
 }
 
+// noteRead is the notes of some commits, read ahead of knowing all the
+// commits a read needs.
+type noteRead struct {
+	asked   map[string]bool
+	recs    map[string][]notes.Record
+	skipped int
+	err     error
+	times   map[string]time.Time // author times of the commits in recs
+}
+
+func readNotes(repo *gitops.Repo, store *notes.Store, ids []string) *noteRead {
+	n := &noteRead{asked: map[string]bool{}}
+	for _, id := range ids {
+		n.asked[id] = true
+	}
+	n.recs, n.skipped, n.err = store.ReadCounted(ids)
+	n.times = map[string]time.Time{}
+	for id := range n.recs {
+		if c, err := repo.LookupCommit(id); err == nil {
+			n.times[id] = c.AuthorTime
+		}
+	}
+	return n
+}
+
+// authorTimes are the author times of the annotated commits read ahead.
+func (n *noteRead) authorTimes() map[string]time.Time {
+	if n == nil {
+		return nil
+	}
+	return n.times
+}
+
+// rest returns the notes of want: those read ahead and the others. When
+// more was read ahead than is wanted (or reading failed), it reads want
+// afresh, so the answer is always exactly ReadCounted(want)'s.
+func (n *noteRead) rest(store *notes.Store, want []string) (map[string][]notes.Record, int, error) {
+	if n == nil || n.err != nil {
+		return store.ReadCounted(want)
+	}
+	wanted := map[string]bool{}
+	var more []string
+	for _, id := range want {
+		if wanted[id] {
+			continue
+		}
+		wanted[id] = true
+		if !n.asked[id] {
+			more = append(more, id)
+		}
+	}
+	for id := range n.asked {
+		if !wanted[id] {
+			return store.ReadCounted(want)
+		}
+	}
+	recs, skipped, err := store.ReadCounted(more)
+	if err != nil {
+		return nil, 0, err
+	}
+	for id, rs := range n.recs {
+		recs[id] = rs
+	}
+	return recs, skipped + n.skipped, nil
+}
+
 // decode reads the live annotation records of one note and counts the
 // records it could not read as annotations (another schema, an unknown
 // kind, a shape that does not decode).
@@ -382,7 +461,7 @@ func view(r *annotate.Region, t time.Time) RegionView {
 
 // commitTimes collects author times for the commits involved: from blame
 // where it has them, else from the commits themselves.
-func commitTimes(repo *gitops.Repo, b *gitops.Blame, recs map[string][]notes.Record) map[string]time.Time {
+func commitTimes(repo *gitops.Repo, b *gitops.Blame, recs map[string][]notes.Record, known map[string]time.Time) map[string]time.Time {
 	t := map[string]time.Time{}
 	for c, m := range b.Commits {
 		t[c] = m.AuthorTime
@@ -391,7 +470,9 @@ func commitTimes(repo *gitops.Repo, b *gitops.Blame, recs map[string][]notes.Rec
 		if _, ok := t[c]; ok {
 			continue
 		}
-		if commit, err := repo.LookupCommit(c); err == nil {
+		if at, ok := known[c]; ok {
+			t[c] = at
+		} else if commit, err := repo.LookupCommit(c); err == nil {
 			t[c] = commit.AuthorTime
 		}
 	}

@@ -1,0 +1,177 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// A blame-cache miss on a few lines of a large file is answered by blaming
+// just those lines (`git blame -L`, which is what the uncached Blame runs
+// for them) while the whole-file blame that fills the cache runs off the
+// critical path: whole-file blame of a long, old file costs about twice a
+// blame of a couple of hundred lines of it, and the reader should not wait
+// for the lines it did not ask about.
+//
+// The fill is handed to a BlameFiller (the CLI starts a detached, niced
+// git-gloss for it). It is single-flight per file version: BlameCached
+// takes a lock file under <git dir>/gloss/fill before handing it over, and
+// FillBlameCache releases it, so concurrent readers start one fill. Without
+// a filler the miss is filled in the foreground, as before.
+
+// BlameFiller runs FillBlameCache(commit, path) of the repository whose
+// common git dir is commonDir, somewhere the reader does not wait for it.
+// The fill lock is held for it; a filler that cannot run the fill returns
+// an error and the lock is released.
+type BlameFiller func(commonDir, commit, path string) error
+
+var (
+	fillerMu sync.RWMutex
+	filler   BlameFiller
+)
+
+// SetBlameFiller installs f for every repository of the process (nil
+// restores foreground fills).
+func SetBlameFiller(f BlameFiller) {
+	fillerMu.Lock()
+	defer fillerMu.Unlock()
+	filler = f
+}
+
+func currentFiller() BlameFiller {
+	fillerMu.RLock()
+	defer fillerMu.RUnlock()
+	return filler
+}
+
+// Range blames pay off only when the whole-file blame they avoid costs
+// clearly more: on a large file, for a part of it. On small files the two
+// cost about the same and the foreground fill saves a process.
+var (
+	rangeBlameMinLines = 1000
+	rangeBlameMaxShare = 0.5
+)
+
+// fillStale is how old a fill lock may get before another reader takes it
+// over: its filler died, or was never started.
+const fillStale = 5 * time.Minute
+
+// wantsRangeBlame reports whether lines start..end of a file of n lines
+// are few enough to blame alone.
+func wantsRangeBlame(start, end, n int) bool {
+	if start <= 0 || n < rangeBlameMinLines {
+		return false
+	}
+	return float64(end-start+1) <= rangeBlameMaxShare*float64(n)
+}
+
+// rangeJob answers a cache miss on start..end of path at key (rev "" for
+// the working tree, whose committed state is key) with a blame of those
+// lines only, and hands the whole-file blame of key to the filler. It
+// returns nil when this does not apply and the caller should fill in the
+// foreground.
+func (r *Repo) rangeJob(ctx context.Context, rev, key, path string, start, end int) blameJob {
+	f := currentFiller()
+	if f == nil || start <= 0 {
+		return nil
+	}
+	var data []byte
+	var err error
+	if rev == "" {
+		data, err = os.ReadFile(filepath.Join(r.root, filepath.FromSlash(path)))
+	} else {
+		data, err = r.ReadFile(key, path)
+		rev = key // the same blame: nothing between them changed the file
+	}
+	if err != nil {
+		return nil
+	}
+	n := CountLines(data)
+	end = min(max(end, start), n)
+	if start > n || !wantsRangeBlame(start, end, n) {
+		return nil
+	}
+	return func() (*Blame, func(), error) {
+		b, err := r.Blame(ctx, rev, path, start, end)
+		if err != nil {
+			return nil, nil, err
+		}
+		// Handed over after the blame, not beside it: the fill would
+		// compete with it for the CPU.
+		return b, func() {
+			if r.lockFill(key, path) {
+				if err := f(r.commonDir, key, path); err != nil {
+					r.unlockFill(key, path)
+				}
+			}
+		}, nil
+	}
+}
+
+// FillBlameCache blames path at commit whole and caches it, unless it is
+// cached already, and releases the fill lock. BlameFillers call it.
+func (r *Repo) FillBlameCache(ctx context.Context, commit, path string) error {
+	path = cleanRepoPath(path)
+	defer r.unlockFill(commit, path)
+	if r.hasBlame(commit, path) {
+		return nil
+	}
+	b, err := r.Blame(ctx, commit, path, 0, 0)
+	if err != nil {
+		return err
+	}
+	r.storeBlame(commit, path, entryFromBlame(b))
+	return nil
+}
+
+// FillPending reports whether a fill of path at commit is under way (its
+// lock is held).
+func (r *Repo) FillPending(commit, path string) bool {
+	_, err := os.Stat(r.fillLock(commit, path))
+	return err == nil
+}
+
+// FillsPending reports whether any fill is under way in the repository.
+func (r *Repo) FillsPending() bool {
+	ents, err := os.ReadDir(filepath.Join(r.commonDir, "gloss", "fill"))
+	return err == nil && len(ents) > 0
+}
+
+func (r *Repo) fillLock(commit, path string) string {
+	return filepath.Join(r.commonDir, "gloss", "fill", cacheKey(commit, path)+".lock")
+}
+
+// lockFill takes the fill lock of path at commit; false when a live fill
+// holds it.
+func (r *Repo) lockFill(commit, path string) bool {
+	p := r.fillLock(commit, path)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return false
+	}
+	for try := 0; try < 2; try++ {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%d\n", os.Getpid())
+			f.Close()
+			return true
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return false
+		}
+		info, err := os.Stat(p)
+		if err == nil && time.Since(info.ModTime()) < fillStale {
+			return false
+		}
+		_ = os.Remove(p) // stale: its filler is gone
+	}
+	return false
+}
+
+func (r *Repo) unlockFill(commit, path string) {
+	_ = os.Remove(r.fillLock(commit, path))
+}

@@ -1,0 +1,19 @@
+package gitops
+
+// RangeBlameFrom makes files of n lines or more eligible for range blames
+// until the test ends (test files are small).
+func RangeBlameFrom(n int) (restore func()) {
+	old := rangeBlameMinLines
+	rangeBlameMinLines = n
+	return func() { rangeBlameMinLines = old }
+}
+
+// CachedBlameEntry is the stored whole-file blame of path at commit, as
+// bytes; nil when there is none.
+func (r *Repo) CachedBlameEntry(commit, path string) []byte {
+	e := r.loadBlame(commit, path)
+	if e == nil {
+		return nil
+	}
+	return e.encode()
+}
