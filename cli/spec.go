@@ -113,7 +113,7 @@ func (c *SpecStatusCmd) Run(g *Globals) error {
 		}
 		return g.emit(res, func(s *styler) {
 			if len(res.Specs) == 0 {
-				s.println("No specs in " + spec.Dir + ".")
+				s.println("No specs in " + w.Specs.Layout.Dir + ".")
 				return
 			}
 			s.printf("%-40s %-17s %8s %8s  %s\n", "SPEC", "STATE", "GOVERNED", "CHANGED", "LAST RECONCILED")
