@@ -100,12 +100,31 @@ type MCPChange struct {
 	CreatedKey bool   `json:"created_key,omitempty"` // nor did the servers object in it
 }
 
+// readTarget reads a client file. One inside a repository goes through
+// the one resolver, like its write: a committed .mcp.json that is a link
+// into .git is refused, not read. A missing file is os.ErrNotExist.
+func readTarget(t MCPTarget) ([]byte, error) {
+	if t.root == "" {
+		return os.ReadFile(t.Path)
+	}
+	tree, err := safepath.OpenWorkTree(t.root)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
+	data, err := tree.ReadFile(t.Path, 0)
+	if fault.KindOf(err) == fault.NotFound {
+		return nil, os.ErrNotExist
+	}
+	return data, err
+}
+
 // registerServer merges gloss's entry into the target file, keeping every
 // other key and server, and every byte of them. It refuses to touch a
 // file it cannot parse.
 func registerServer(t MCPTarget) (MCPChange, error) {
 	ch := MCPChange{MCPTarget: t}
-	data, err := os.ReadFile(t.Path)
+	data, err := readTarget(t)
 	if errors.Is(err, os.ErrNotExist) {
 		ch.Created = true
 		if _, err := os.Stat(filepath.Dir(t.Path)); errors.Is(err, os.ErrNotExist) {
@@ -188,7 +207,7 @@ func withServer(data []byte, t MCPTarget) (out []byte, action string, createdKey
 func unregisterServer(ch MCPChange) (MCPChange, error) {
 	t := ch.MCPTarget
 	out := MCPChange{MCPTarget: t, Action: "absent"}
-	data, err := os.ReadFile(t.Path)
+	data, err := readTarget(t)
 	if errors.Is(err, os.ErrNotExist) {
 		return out, nil
 	} else if err != nil {
