@@ -122,7 +122,7 @@ func CollectStatus(ctx context.Context, repo *gitops.Repo) (*Status, error) {
 		if err != nil {
 			continue
 		}
-		if data, err := os.ReadFile(t.Path); err == nil {
+		if data, err := readTarget(t); err == nil {
 			if top, err := parseObject(data); err == nil {
 				if raw, ok := top.get(t.Key); ok {
 					if servers, err := parseObject(raw); err == nil {
