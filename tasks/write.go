@@ -22,7 +22,10 @@ import (
 // the lock get their old bytes back: a change is committed or it is not
 // there at all.
 
-// writeLock takes the write lock and returns its release.
+// writeLock takes the write lock and returns its release. It is
+// re-entrant within one Store, which serves one call at a time (the CLI
+// and each MCP call open their own); separate Stores and processes
+// exclude each other through the flock.
 func (s *Store) writeLock() (func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
