@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	git "github.com/libgit2/git2go/v34"
 )
 
 // The blame graph is gloss's own commit-graph, with changed-path Bloom
@@ -74,10 +76,11 @@ func (r *Repo) blameGraphEnv() []string {
 }
 
 // blameGraphUsable reports whether the repository's objects are where an
-// alternate of the blame graph finds them, and no object ever needs
-// writing by a blame: the user did not move the object store through the
-// environment, and the repository is no partial clone (whose blames may
-// fetch missing objects into the primary object directory).
+// alternate of the blame graph finds them, and no blame ever writes an
+// object: the user did not move the object store through the environment,
+// the repository is no partial clone (whose blames may fetch missing
+// objects into the primary object directory), and no diff driver caches
+// its textconv output (as notes, whose objects would land there too).
 func (r *Repo) blameGraphUsable() bool {
 	for _, v := range []string{"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH"} {
 		if _, set := os.LookupEnv(v); set {
@@ -95,7 +98,25 @@ func (r *Repo) blameGraphUsable() bool {
 	if v, err := cfg.LookupString("extensions.partialClone"); err == nil && v != "" {
 		return false
 	}
-	return true
+	return !cachesTextconv(cfg)
+}
+
+// cachesTextconv reports whether some diff.<driver>.cachetextconv is set.
+func cachesTextconv(cfg *git.Config) bool {
+	it, err := cfg.NewIteratorGlob(`^diff\..*\.cachetextconv$`)
+	if err != nil {
+		return true
+	}
+	defer it.Free()
+	for {
+		e, err := it.Next()
+		if err != nil {
+			return false
+		}
+		if v, err := cfg.LookupBool(e.Name); err != nil || v {
+			return true
+		}
+	}
 }
 
 // RefreshBlameGraph brings the blame graph up to date with the

@@ -236,3 +236,28 @@ func TestBlameGraphSurvivesMovingTheRepository(t *testing.T) {
 		t.Fatalf("blame in the moved repository: %v\n%s\nwant:\n%s", err, got, want)
 	}
 }
+
+// TestBlameGraphStepsAsideForCachedTextconv: a diff driver that caches its
+// textconv output makes git blame write notes objects, which must go to
+// the repository's object store, not gloss's graph directory.
+func TestBlameGraphStepsAsideForCachedTextconv(t *testing.T) {
+	ctx := context.Background()
+	fx := fixtures.NewRepo(t)
+	branchyHistory(t, fx)
+	repo := open(t, fx.Dir)
+	if err := repo.RefreshBlameGraph(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if repo.BlameGraphEnv() == nil {
+		t.Fatal("no blame graph after a refresh")
+	}
+	fx.Git("config", "diff.upper.textconv", "tr a-z A-Z <")
+	fx.Git("config", "diff.upper.cachetextconv", "true")
+	if env := repo.BlameGraphEnv(); env != nil {
+		t.Fatalf("blame graph used with a caching textconv driver: %v", env)
+	}
+	fx.Git("config", "diff.upper.cachetextconv", "false")
+	if repo.BlameGraphEnv() == nil {
+		t.Fatal("blame graph not used with cachetextconv off")
+	}
+}
