@@ -82,6 +82,11 @@ func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*Re
 	if err := e.resolve(ctx, repo); err != nil {
 		return nil, err
 	}
+	// The blame graph is built here, as a repository in use has it from
+	// its first cache-fill on; a refresh of a current one costs little.
+	if err := repo.RefreshBlameGraph(ctx); err != nil {
+		return nil, err
+	}
 	if fresh {
 		if err := e.annotate(ctx, repo); err != nil {
 			return nil, err
@@ -190,10 +195,12 @@ type RecipeCase struct {
 //
 // Cold means no blame cache: no whole-file blames and no blame positions
 // (the commit that last changed the file). The outline and file-history
-// caches, kept beside them, stay warm in the "no blame cache" cases and
-// are removed too in the "no caches" one. A cold read leaves the whole-file
-// blame to a background git-gloss cache-fill; the fill case times that
-// process alone.
+// caches, kept beside them, and the blame graph (gloss's commit-graph for
+// its git blame, built in the setup) stay warm in the "no blame cache"
+// case and are removed too in the "no caches" ones. A cold read leaves the
+// whole-file blame, and the graph's refresh, to a background git-gloss
+// cache-fill; the fill case times that process alone, with the graph
+// current (its refresh finds nothing to add).
 func (e *RecipeEnv) Cases() []RecipeCase {
 	lines := fmt.Sprintf("%d,%d", e.Start, e.End)
 	blame := []string{"blame", "--porcelain", "-L", lines, "--", e.File}
@@ -208,7 +215,12 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 		}
 		return nil
 	}
-	noCaches := func() error { return os.RemoveAll(cache) }
+	noCaches := func() error {
+		if err := os.RemoveAll(filepath.Join(e.GitDir, "gloss", "graph")); err != nil {
+			return err
+		}
+		return os.RemoveAll(cache)
+	}
 	return []RecipeCase{
 		{Name: "read --anchor, blame cache warm", Gloss: read, Git: blame},
 		{Name: "read --anchor, no blame cache", Gloss: read, Git: blame, Before: noBlameCache, After: e.waitFills},
@@ -217,7 +229,7 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 		{Name: fmt.Sprintf("read --lines %d:%d, no caches", e.Start, e.End), Gloss: readLines, Git: blame, Before: noCaches, After: e.waitFills},
 		{Name: "read --lines 1:5, warm", Gloss: []string{"read", e.File, "--lines", "1:5", "--json"},
 			Git: []string{"blame", "--porcelain", "-L", "1,5", "--", e.File}},
-		{Name: "background cache-fill alone", Gloss: []string{"cache-fill", e.Rev, "--", e.File}, Git: blame, Before: noCaches},
+		{Name: "background cache-fill alone", Gloss: []string{"cache-fill", e.Rev, "--", e.File}, Git: blame, Before: noBlameCache},
 	}
 }
 

@@ -38,13 +38,18 @@ func spawnBlameFill(commonDir, commit, path string) error {
 }
 
 // CacheFillCmd is the hidden `git gloss cache-fill`: the whole-file blame
-// of PATH at COMMIT, into the blame cache, at low priority.
+// of PATH at COMMIT, into the blame cache, at low priority; then a refresh
+// of the blame graph (gitops.RefreshBlameGraph), so that the next blame
+// that misses the cache has the commits made since.
 type CacheFillCmd struct {
 	Commit string `arg:"" help:"Commit that last changed the file."`
 	Path   string `arg:"" help:"File, relative to the repository root."`
 }
 
-// Run fills the cache entry and releases the fill lock the reader took.
+// Run fills the cache entry and releases the fill lock the reader took,
+// then refreshes the blame graph. The graph's lock is taken first, so that
+// whoever waits for the fill locks to go waits for the refresh too; a
+// refresh already under way is left to finish alone.
 func (c *CacheFillCmd) Run(g *Globals) error {
 	_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10) // git blame inherits it
 	repo, err := g.openRepo()
@@ -52,5 +57,15 @@ func (c *CacheFillCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	return repo.FillBlameCache(g.ctx, c.Commit, c.Path)
+	unlock, refresh := repo.LockBlameGraph()
+	if refresh {
+		defer unlock()
+	}
+	if err := repo.FillBlameCache(g.ctx, c.Commit, c.Path); err != nil {
+		return err
+	}
+	if refresh {
+		return repo.RefreshBlameGraphLocked(g.ctx)
+	}
+	return nil
 }

@@ -77,12 +77,14 @@ func (r *Repo) Blame(ctx context.Context, rev, path string, start, end int) (*Bl
 // ignore the variable, and one the user set is left alone.
 const blameTunables = "GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456"
 
-// gitBlame runs git blame with blameTunables, as Git runs other commands.
+// gitBlame runs git blame with blameTunables, and with the blame graph
+// when there is one (see blamegraph.go), as Git runs other commands.
 func (r *Repo) gitBlame(ctx context.Context, args []string) ([]byte, error) {
 	cmd := r.Command(ctx, args...)
 	if _, set := os.LookupEnv("GLIBC_TUNABLES"); !set {
 		cmd.Env = append(cmd.Env, blameTunables)
 	}
+	cmd.Env = append(cmd.Env, r.blameGraphEnv()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -17,3 +17,7 @@ func (r *Repo) CachedBlameEntry(commit, path string) []byte {
 	}
 	return e.encode()
 }
+
+// BlameGraphEnv is the environment gloss's git blame gets for the blame
+// graph; nil when it runs without one.
+func (r *Repo) BlameGraphEnv() []string { return r.blameGraphEnv() }
