@@ -2,9 +2,6 @@ package gitops
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -149,27 +146,7 @@ func (r *Repo) fillLock(commit, path string) string {
 // lockFill takes the fill lock of path at commit; false when a live fill
 // holds it.
 func (r *Repo) lockFill(commit, path string) bool {
-	p := r.fillLock(commit, path)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return false
-	}
-	for try := 0; try < 2; try++ {
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if err == nil {
-			fmt.Fprintf(f, "%d\n", os.Getpid())
-			f.Close()
-			return true
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return false
-		}
-		info, err := os.Stat(p)
-		if err == nil && time.Since(info.ModTime()) < fillStale {
-			return false
-		}
-		_ = os.Remove(p) // stale: its filler is gone
-	}
-	return false
+	return takeLock(r.fillLock(commit, path))
 }
 
 func (r *Repo) unlockFill(commit, path string) {
