@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
+	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 )
@@ -125,15 +125,11 @@ func withPendingLock(repo *gitops.Repo, fn func(path string) error) error {
 	if err != nil {
 		return err
 	}
-	lock, err := os.OpenFile(p+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := atomicfile.Lock(p + ".lock")
 	if err != nil {
-		return err
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		return fmt.Errorf("lock pending context: %w", err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck
+	defer unlock()
 	return fn(p)
 }
 

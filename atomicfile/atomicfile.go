@@ -85,7 +85,7 @@ func replace(root *os.Root, rel string, data []byte, mode os.FileMode, sync bool
 	if !sync {
 		return nil
 	}
-	return SyncDir(root, dir)
+	return syncDir(root, dir)
 }
 
 func writeClose(f *os.File, data []byte, sync bool) error {
@@ -102,8 +102,8 @@ func writeClose(f *os.File, data []byte, sync bool) error {
 	return f.Close()
 }
 
-// SyncDir makes the entries of a directory (a rename, a new file) durable.
-func SyncDir(root *os.Root, dir string) error {
+// syncDir makes the entries of a directory (a rename, a new file) durable.
+func syncDir(root *os.Root, dir string) error {
 	d, err := root.Open(dir)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 func TestWriteReplacesWholeFileAndLeavesNoTemporaries(t *testing.T) {
@@ -25,5 +26,43 @@ func TestWriteReplacesWholeFileAndLeavesNoTemporaries(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(p))
 	if len(entries) != 1 {
 		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+// Both writers work through an os.Root: a symlinked parent cannot lead a
+// write outside it, and no temporary file is left behind.
+func TestWritesStayInsideRoot(t *testing.T) {
+	for name, write := range map[string]func(*os.Root, string, []byte, os.FileMode) error{"WriteIn": atomicfile.WriteIn, "Replace": atomicfile.Replace} {
+		t.Run(name, func(t *testing.T) { writeStaysInsideRoot(t, write) })
+	}
+}
+
+func writeStaysInsideRoot(t *testing.T, write func(*os.Root, string, []byte, os.FileMode) error) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := write(root, "notes/a.md", []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "notes", "a.md")); string(data) != "hello" {
+		t.Errorf("content = %q", data)
+	}
+	err = write(root, "link/evil.md", []byte("x"), 0o644)
+	if err == nil || !safepath.IsEscape(err) {
+		t.Errorf("write through an escaping symlink: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "evil.md")); err == nil {
+		t.Error("file written outside the root")
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "notes"))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
 	}
 }

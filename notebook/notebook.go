@@ -295,7 +295,7 @@ func (nb *Notebook) Scaffold() ([]string, error) {
 			"`git gloss note` and the MCP notebook tools.\n\n" +
 			"- kits/ — reusable how-tos\n- walkthroughs/ — guided tours of the code\n- agents/ — agent definitions\n" +
 			"- diagrams/ — Mermaid diagrams (.mmd)\n- blueprints/ — project blueprints (.json)\n- notes/ — everything else\n"
-		if err := safepath.WriteFile(nb.root, IndexNote, []byte(index), 0o644); err != nil {
+		if err := nb.writeFile(IndexNote, []byte(index)); err != nil {
 			return created, err
 		}
 		created = append(created, IndexNote)

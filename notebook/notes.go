@@ -13,8 +13,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/frontmatter"
-	"github.com/gloss-dev/gloss/safepath"
 )
 
 // Results use the kit's keys: short ones only where the kit has them
@@ -116,10 +116,19 @@ func (nb *Notebook) read(p string) (*parsed, error) {
 
 // write stores a note atomically.
 func (nb *Notebook) write(p string, data []byte) error {
-	if err := safepath.WriteFile(nb.root, p, data, 0o644); err != nil {
+	if err := nb.writeFile(p, data); err != nil {
 		return fsErr(p, err)
 	}
 	return nil
+}
+
+// writeFile replaces a file of the notebook through its os.Root, synced
+// to stable storage when the working tree is durable (safepath.Tree).
+func (nb *Notebook) writeFile(p string, data []byte) error {
+	if nb.tree.Durable() {
+		return atomicfile.WriteIn(nb.root, p, data, 0o644)
+	}
+	return atomicfile.Replace(nb.root, p, data, 0o644)
 }
 
 func (nb *Notebook) exists(p string) bool {

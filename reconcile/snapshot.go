@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/safepath"
 	"github.com/gloss-dev/gloss/spec"
 )
@@ -132,14 +133,14 @@ func (w *Workspace) Snapshot(_ context.Context) (*SnapshotResult, error) {
 	}
 	data = append(data, '\n')
 	statePath := w.Specs.Layout.StatePath
-	if err := writeSnapshotFile(w.Repo.Root(), statePath, data); err != nil {
+	if err := writeSnapshotFile(w.Repo, statePath, data); err != nil {
 		return nil, fmt.Errorf("write %s: %w", statePath, err)
 	}
 	return &SnapshotResult{Schema: "gloss-spec-snapshot/v1", StatePath: statePath, Files: len(snap.FileFingerprints), Specs: len(snap.SpecFingerprints), GitHash: w.Head}, nil
 }
 
-func writeSnapshotFile(root, statePath string, data []byte) error {
-	tree, err := safepath.OpenWorkTree(root)
+func writeSnapshotFile(repo *gitops.Repo, statePath string, data []byte) error {
+	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return err
 	}

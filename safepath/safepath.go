@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 )
 
@@ -113,9 +112,4 @@ func IsEscape(err error) bool {
 	}
 	var pe *os.PathError
 	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes from parent")
-}
-
-// WriteFile replaces rel inside root atomically (atomicfile.WriteIn).
-func WriteFile(root *os.Root, rel string, data []byte, mode os.FileMode) error {
-	return atomicfile.WriteIn(root, rel, data, mode)
 }

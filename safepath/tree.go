@@ -348,29 +348,3 @@ func (t *Tree) lockPath(real string) string {
 	sum := sha256.Sum256([]byte(real))
 	return filepath.Join(t.locks, hex.EncodeToString(sum[:12])+".lock")
 }
-
-// Update runs a locked read-modify-write of the file at p: fn gets the
-// current bytes (nil and exists=false for a missing file) and returns the
-// new ones, which replace the file atomically before the lock is released.
-// fn returning an error leaves the file untouched.
-func (t *Tree) Update(p string, mode os.FileMode, fn func(old []byte, exists bool) ([]byte, error)) error {
-	real, err := t.Resolve(p)
-	if err != nil {
-		return err
-	}
-	unlock, err := t.Lock(real)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	old, err := t.ReadReal(real, 0)
-	exists := err == nil
-	if err != nil && fault.KindOf(err) != fault.NotFound {
-		return err
-	}
-	data, err := fn(old, exists)
-	if err != nil {
-		return err
-	}
-	return t.WriteReal(real, data, mode)
-}

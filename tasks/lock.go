@@ -1,9 +1,6 @@
 package tasks
 
 import (
-	"errors"
-	"syscall"
-
 	"github.com/gloss-dev/gloss/atomicfile"
 )
 
@@ -20,22 +17,9 @@ func lockFile(path string, how int) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// tryLock takes an exclusive lock on path without waiting; ok is false
-// when someone else holds it.
-func tryLock(path string) (unlock func(), ok bool, err error) {
-	unlock, err = lockFile(path, syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return unlock, true, nil
-}
-
 // locked reports whether someone holds the lock on path.
 func locked(path string) bool {
-	unlock, ok, err := tryLock(path)
+	unlock, ok, err := atomicfile.TryLock(path)
 	if err != nil {
 		return false
 	}

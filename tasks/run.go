@@ -335,7 +335,7 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	unlock, ok, err := tryLock(filepath.Join(d, "lock"))
+	unlock, ok, err := atomicfile.TryLock(filepath.Join(d, "lock"))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
 )
@@ -303,7 +304,7 @@ func (s *Store) withRunLock(id string, fn func() error) error {
 	if err != nil {
 		return err
 	}
-	unlock, ok, err := tryLock(filepath.Join(d, "lock"))
+	unlock, ok, err := atomicfile.TryLock(filepath.Join(d, "lock"))
 	if err != nil || !ok {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 )
 
@@ -41,7 +42,7 @@ func (s *Store) Watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	unlock, ok, err := tryLock(lockPath)
+	unlock, ok, err := atomicfile.TryLock(lockPath)
 	if err != nil {
 		return err
 	}
