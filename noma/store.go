@@ -110,11 +110,7 @@ func (s *Store) readAll(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.tree.ReadReal(real, 0)
-	if fault.KindOf(err) == fault.NotFound {
-		return nil, fs.ErrNotExist
-	}
-	return data, err
+	return s.tree.ReadReal(real, 0)
 }
 
 // settle lets a reader see a consistent document: when a writer died with

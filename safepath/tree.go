@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -264,7 +263,8 @@ func (t *Tree) checkGitDir(real string) error {
 }
 
 // ReadFile reads the file at p (resolved first). limit bounds how much is
-// read; 0 means no bound. A missing file is fault.NotFound.
+// read; 0 means no bound. A missing file is fault.NotFound, and also
+// fs.ErrNotExist to errors.Is.
 func (t *Tree) ReadFile(p string, limit int64) ([]byte, error) {
 	real, err := t.Resolve(p)
 	if err != nil {
@@ -278,7 +278,7 @@ func (t *Tree) ReadReal(real string, limit int64) ([]byte, error) {
 	f, err := t.root.Open(real)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &fault.Error{Kind: fault.NotFound, Err: fmt.Errorf("%s: no such file", real)}
+			return nil, &fault.Error{Kind: fault.NotFound, Err: noSuchFile(real)}
 		}
 		return nil, err
 	}
@@ -348,3 +348,10 @@ func (t *Tree) lockPath(real string) string {
 	sum := sha256.Sum256([]byte(real))
 	return filepath.Join(t.locks, hex.EncodeToString(sum[:12])+".lock")
 }
+
+// noSuchFile is a missing file: fault.NotFound's message, and
+// fs.ErrNotExist to errors.Is, so callers need not translate.
+type noSuchFile string
+
+func (p noSuchFile) Error() string        { return string(p) + ": no such file" }
+func (p noSuchFile) Is(target error) bool { return target == fs.ErrNotExist }

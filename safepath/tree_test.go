@@ -2,10 +2,12 @@ package safepath_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/safepath"
 )
 
@@ -106,5 +108,19 @@ func TestTreeRefusesAWorktreesGitDirs(t *testing.T) {
 	unlock()
 	if _, err := os.Stat(filepath.Join(common, "gloss", "locks")); err != nil {
 		t.Errorf("locks are not under the common git dir: %v", err)
+	}
+}
+
+// A missing file is fault.NotFound and fs.ErrNotExist at once, with one
+// message.
+func TestReadMissingFile(t *testing.T) {
+	tree, err := safepath.OpenWorkTree(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	_, err = tree.ReadFile("nope.md", 0)
+	if fault.KindOf(err) != fault.NotFound || !errors.Is(err, fs.ErrNotExist) || err.Error() != "nope.md: no such file" {
+		t.Errorf("ReadFile of a missing file: %v", err)
 	}
 }

@@ -112,11 +112,7 @@ func readTarget(t MCPTarget) ([]byte, error) {
 		return nil, err
 	}
 	defer tree.Close()
-	data, err := tree.ReadFile(t.Path, 0)
-	if fault.KindOf(err) == fault.NotFound {
-		return nil, os.ErrNotExist
-	}
-	return data, err
+	return tree.ReadFile(t.Path, 0)
 }
 
 // registerServer merges gloss's entry into the target file, keeping every
