@@ -87,6 +87,8 @@ type CLI struct {
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
 	CacheFill CacheFillCmd `cmd:"" name:"cache-fill" hidden:"" help:"Fill the blame cache for one file (reads start it)."`
+	Help      HelpCmd      `cmd:"" help:"Explain gloss or one of its commands: git gloss help task ready."`
+	Man       ManCmd       `cmd:"" hidden:"" help:"Print the git-gloss(1) man page (roff)."`
 }
 
 // Globals are the flags every command accepts.
@@ -138,10 +140,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitCode // --help or --version
 	}
 	if err != nil {
+		// An unknown command gets one line with the closest name; any other
+		// mistake gets the error and where to read more, not the whole help.
+		if unknown := unknownCommandIn(parser.Model, args); unknown != nil {
+			err = unknown
+		}
 		fmt.Fprintln(stderr, "git gloss: error:", err)
 		var pe *kong.ParseError
-		if errors.As(err, &pe) {
-			_ = pe.Context.PrintUsage(true)
+		if errors.As(err, &pe) && pe.Context != nil {
+			fmt.Fprintf(stderr, "see '%s'\n", strings.Join(append([]string{"git gloss help"}, commandPath(pe.Context.Selected())...), " "))
 		}
 		return ExitUsage
 	}
