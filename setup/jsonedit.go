@@ -26,7 +26,12 @@ func parseObject(data []byte) (*object, error) {
 	dec.UseNumber()
 	fail := func(err error) error {
 		off := dec.InputOffset()
-		if se, ok := err.(*json.SyntaxError); ok {
+		// The scanner behind Unmarshal knows the offending byte; the
+		// token reader only how far it got.
+		var v any
+		if se, ok := json.Unmarshal(data, &v).(*json.SyntaxError); ok {
+			off, err = se.Offset-1, se
+		} else if se, ok := err.(*json.SyntaxError); ok {
 			off = se.Offset
 		}
 		line, col := position(data, off)
