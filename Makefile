@@ -38,6 +38,7 @@ COVER_DIR := $(CURDIR)/bin/cover/data
 
 test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
+	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
 	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) go test -count=1 -timeout 15m ./...
