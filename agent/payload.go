@@ -45,10 +45,10 @@ type Replace struct {
 
 // FileOp is what one tool call does, or did, to one file.
 type FileOp struct {
-	Path     string    // as the agent gave it: absolute or relative to Cwd
-	Replaces []Replace // Edit, MultiEdit, replace, Cursor's edits
-	Content  *string   // Write, write_file: the whole new content
-	Hunks    []Hunk    // apply_patch
+	Path     string     // as the agent gave it: absolute or relative to Cwd
+	Replaces []Replace  // Edit, MultiEdit, replace, Cursor's edits
+	Content  *string    // Write, write_file: the whole new content
+	Hunks    []Hunk     // apply_patch
 	Range    *LineRange // read_file's start_line/end_line, when given
 }
 
@@ -96,11 +96,11 @@ type raw struct {
 }
 
 type toolInput struct {
-	FilePath   string `json:"file_path"`
-	Path       string `json:"path"`
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll bool   `json:"replace_all"`
+	FilePath   string  `json:"file_path"`
+	Path       string  `json:"path"`
+	OldString  string  `json:"old_string"`
+	NewString  string  `json:"new_string"`
+	ReplaceAll bool    `json:"replace_all"`
 	Content    *string `json:"content"`
 	Edits      []struct {
 		Old        string `json:"old_string"`
