@@ -34,13 +34,13 @@ before the agent edits it; and gloss learns which lines the agent wrote.
 
   claude   .claude/settings.json   SessionStart, UserPromptSubmit,
                                    PreToolUse and PostToolUse (Edit, Write,
-                                   MultiEdit, NotebookEdit), SessionEnd
-  gemini   .gemini/settings.json   SessionStart, BeforeAgent, AfterTool
-                                   (read_file, write_file, replace), SessionEnd
+                                   MultiEdit, NotebookEdit)
+  gemini   .gemini/settings.json   SessionStart, BeforeAgent, BeforeModel,
+                                   AfterTool (read_file, write_file, replace)
   codex    .codex/hooks.json       SessionStart, UserPromptSubmit,
-                                   PreToolUse and PostToolUse (apply_patch), Stop
+                                   PreToolUse and PostToolUse (apply_patch)
   cursor   .cursor/hooks.json      sessionStart, beforeSubmitPrompt,
-                                   afterFileEdit, stop
+                                   afterFileEdit
 
 Every other entry and byte of those files is kept. A file that is not valid
 JSON is left untouched and reported (exit 2 after the others are written).

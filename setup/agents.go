@@ -89,22 +89,22 @@ var agentSpecs = map[string]agentSpec{
 			{Event: "UserPromptSubmit"},
 			{Event: "PreToolUse", Matcher: claudeEditTools},
 			{Event: "PostToolUse", Matcher: claudeEditTools},
-			{Event: "SessionEnd"},
 		},
 		handler: func(string) map[string]any { return map[string]any{"type": "command", "timeout": 10} }, // seconds
 	},
 	// https://geminicli.com/docs/hooks/reference: context reaches the
 	// model from SessionStart, BeforeAgent and AfterTool only, so gloss
 	// answers after read_file (the agent reads before it replaces) and
-	// after each write.
+	// after each write; BeforeModel tells gloss the model, which no other
+	// payload names.
 	"gemini": {
 		name: "gemini", display: "Gemini CLI", dir: ".gemini",
 		project: ".gemini/settings.json", global: ".gemini/settings.json",
 		hooks: []agentHook{
 			{Event: "SessionStart"},
 			{Event: "BeforeAgent"},
+			{Event: "BeforeModel"},
 			{Event: "AfterTool", Matcher: "read_file|write_file|replace"},
-			{Event: "SessionEnd"},
 		},
 		handler: func(event string) map[string]any {
 			return map[string]any{"type": "command", "name": "gloss-" + event, "timeout": 10000} // milliseconds
@@ -121,7 +121,6 @@ var agentSpecs = map[string]agentSpec{
 			{Event: "UserPromptSubmit"},
 			{Event: "PreToolUse", Matcher: "apply_patch|Edit|Write"},
 			{Event: "PostToolUse", Matcher: "apply_patch|Edit|Write"},
-			{Event: "Stop"},
 		},
 		handler: func(string) map[string]any { return map[string]any{"type": "command", "timeout": 10} }, // seconds
 		note:    "Codex runs new or changed hooks only after you review and trust them: open /hooks in Codex (and trust the project, for .codex/hooks.json)",
@@ -134,7 +133,6 @@ var agentSpecs = map[string]agentSpec{
 			{Event: "sessionStart"},
 			{Event: "beforeSubmitPrompt"},
 			{Event: "afterFileEdit"},
-			{Event: "stop"},
 		},
 		handler: func(string) map[string]any { return map[string]any{"timeout": 10} }, // seconds
 		note:    "Cursor reads hooks.json when it starts: restart Cursor (Settings → Hooks lists them)",

@@ -137,7 +137,7 @@ func TestAgentInstallKeepsTheProjectsFilesAndUninstallGivesTheBytesBack(t *testi
 	if got := claude.commands("PreToolUse"); len(got) != 2 || got[0] != "./scripts/check-bash.sh" || got[1] != "git gloss agent hook --agent claude PreToolUse" {
 		t.Errorf("Claude PreToolUse hooks = %q, want the team's then gloss's", got)
 	}
-	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"} {
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse"} {
 		if got := claude.commands(ev); len(got) != 1 || got[0] != setup.HookCommand("claude", ev) {
 			t.Errorf("Claude %s hooks = %q", ev, got)
 		}
@@ -336,7 +336,7 @@ func TestAgentUninstallKeepsWhatTheUserAddedToGlosssEntries(t *testing.T) {
 	if got := s.commands("Stop"); len(got) != 1 {
 		t.Errorf("the user's Stop hook = %q", got)
 	}
-	for _, ev := range []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionEnd"} {
+	for _, ev := range []string{"PreToolUse", "PostToolUse", "UserPromptSubmit"} {
 		if _, ok := s.Hooks[ev]; ok {
 			t.Errorf("%s (created by gloss, now empty) left behind:\n%s", ev, fx.Read(".claude/settings.json"))
 		}
