@@ -241,6 +241,18 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 	if !strings.Contains(string(api), "exactly one line per call") {
 		t.Errorf("the constraint never reached the model (requests in %s)", apiLog)
 	}
+
+	// Capture: the lines the agent wrote wait under the git dir for the
+	// next commit, with the session and the agent.
+	pending, err := os.ReadFile(fx.Path(".git/gloss/agent/pending.jsonl"))
+	if err != nil {
+		t.Fatalf("no pending capture after the agent's edits: %v", err)
+	}
+	for _, want := range []string{`"file":"main.go"`, `"file":"notes/hello.txt"`, `"agent":"claude"`, result.Session} {
+		if !strings.Contains(string(pending), want) {
+			t.Errorf("pending capture lacks %s:\n%s", want, pending)
+		}
+	}
 }
 
 func resolve(p string) string {
