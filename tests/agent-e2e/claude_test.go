@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,31 +28,37 @@ import (
 
 func moduleDir() string { return filepath.Join(fixtures.ModuleRoot(), "tests", "agent-e2e") }
 
-// claudeBinary installs the pinned Claude Code package if needed and
-// returns its executable. Without node the test cannot run at all; CI
-// installs node with scripts/deps.sh.
-func claudeBinary(t *testing.T) string {
+var npmOnce sync.Once
+
+// agentBinary installs the pinned agent packages if needed (npm ci, once
+// per test process) and returns the executable name. Without node the
+// tests cannot run at all; CI installs node with scripts/deps.sh.
+func agentBinary(t *testing.T, name string) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the agent end-to-end tests need it (scripts/deps.sh installs it)")
 	}
-	bin := filepath.Join(moduleDir(), "node_modules", ".bin", "claude")
-	if _, err := os.Stat(bin); err != nil {
+	bin := filepath.Join(moduleDir(), "node_modules", ".bin", name)
+	npmOnce.Do(func() {
+		if _, err := os.Stat(bin); err == nil {
+			return
+		}
 		npm := exec.Command("npm", "ci", "--no-audit", "--no-fund")
 		npm.Dir = moduleDir()
 		if out, err := npm.CombinedOutput(); err != nil {
 			t.Fatalf("npm ci in tests/agent-e2e: %v\n%s", err, out)
 		}
-	}
-	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "Claude Code") {
+	})
+	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
 		t.Fatalf("%s --version: %v\n%s", bin, err, out)
 	}
 	return bin
 }
 
-// fakeAPI starts fake-anthropic.mjs with a script and returns its base
-// URL and the file it logs requests to.
-func fakeAPI(t *testing.T, script any) (baseURL, logFile string) {
+// fakeAPI starts a scripted model API stand-in (server: fake-anthropic.mjs
+// or fake-gemini.mjs) and returns its base URL and the file it logs
+// requests to.
+func fakeAPI(t *testing.T, server string, script any) (baseURL, logFile string) {
 	t.Helper()
 	dir := t.TempDir()
 	logFile = filepath.Join(dir, "requests.jsonl")
@@ -60,7 +67,7 @@ func fakeAPI(t *testing.T, script any) (baseURL, logFile string) {
 	if err := os.WriteFile(scriptFile, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", filepath.Join(moduleDir(), "fake-anthropic.mjs"), logFile, scriptFile)
+	cmd := exec.Command("node", filepath.Join(moduleDir(), server), logFile, scriptFile)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -124,22 +131,98 @@ func exchanges(t *testing.T, dir string) []exchange {
 
 const constraint = "greet() must print exactly one line per call: the log parser counts lines"
 
-func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
-	claude := claudeBinary(t)
-	real := fixtures.Binary(t)
+// annotatedRepo is a real repository set up with init --agents=<agent>,
+// where greet in main.go carries a recorded constraint.
+func annotatedRepo(t *testing.T, agent string) *fixtures.Repo {
+	t.Helper()
+	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
 	fx.Commit("first", map[string]string{"main.go": "package main\n\nfunc greet() {\n\tprintln(\"hi\")\n}\n\nfunc main() { greet() }\n"})
-	fx.MustGloss("init", "--no-mcp", "--agents=claude")
-	// A recorded constraint on the region the agent is going to edit.
+	fx.MustGloss("init", "--no-mcp", "--agents="+agent)
 	fx.MustGloss("annotate", "--file", "main.go", "--anchor", "greet", "--constraint", constraint)
 	fx.Commit("greet says hello", map[string]string{"main.go": "package main\n\nfunc greet() {\n\tprintln(\"hello\")\n}\n\nfunc main() { greet() }\n"})
+	return fx
+}
 
+// agentEnv is the environment an agent runs in: the fixture's (isolated
+// HOME and git config), the tee shim first on PATH in front of the real
+// git-gloss, and the folder the shim dumps exchanges to.
+func agentEnv(t *testing.T, fx *fixtures.Repo) (env []string, dump string) {
+	t.Helper()
+	real := fixtures.Binary(t)
 	shimDir, dump := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(shimDir, "git-gloss"), []byte(teeShim), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	for _, kv := range fx.Env {
+		if !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	sep := string(os.PathListSeparator)
+	return append(env,
+		"PATH="+shimDir+sep+filepath.Dir(real)+sep+"/usr/local/bin:/usr/bin:/bin",
+		"GLOSS_E2E_REAL="+real, "GLOSS_E2E_DUMP="+dump,
+	), dump
+}
+
+// checkExchanges checks what every hook call carried: its own event name,
+// the run's session, the repository as working directory, and an answer
+// that is JSON or nothing. It returns how often each event ran.
+func checkExchanges(t *testing.T, ex []exchange, session, dir string) map[string]int {
+	t.Helper()
+	seen := map[string]int{}
+	for _, e := range ex {
+		seen[e.event]++
+		if e.payload["hook_event_name"] != e.event {
+			t.Errorf("%s payload names event %v", e.event, e.payload["hook_event_name"])
+		}
+		if e.payload["session_id"] != session {
+			t.Errorf("%s payload session %v, the run's is %s", e.event, e.payload["session_id"], session)
+		}
+		if cwd, _ := e.payload["cwd"].(string); resolve(cwd) != resolve(dir) {
+			t.Errorf("%s payload cwd %q, want the repository %q", e.event, cwd, dir)
+		}
+		if a := strings.TrimSpace(e.answer); a != "" && !json.Valid([]byte(a)) {
+			t.Errorf("gloss answered %s with something other than JSON: %q", e.event, a)
+		}
+	}
+	return seen
+}
+
+// placeholder reports whether git gloss agent hook is still the stand-in
+// that answers nothing (before helper "hook" lands).
+func placeholder(fx *fixtures.Repo) bool {
+	help, _ := fx.Gloss("agent", "hook", "--help")
+	return strings.Contains(help, "Placeholder")
+}
+
+// checkPending checks that the agent's edits wait in the capture store.
+func checkPending(t *testing.T, fx *fixtures.Repo, agent, session string, files ...string) {
+	t.Helper()
+	pending, err := os.ReadFile(fx.Path(".git/gloss/agent/pending.jsonl"))
+	if err != nil {
+		t.Fatalf("no pending capture after the agent's edits: %v", err)
+	}
+	want := []string{`"agent":"` + agent + `"`, session}
+	for _, f := range files {
+		want = append(want, `"file":"`+f+`"`)
+	}
+	for _, w := range want {
+		if !strings.Contains(string(pending), w) {
+			t.Errorf("pending capture lacks %s:\n%s", w, pending)
+		}
+	}
+}
+
+func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
+	t.Parallel()
+	claude := agentBinary(t, "claude")
+	fx := annotatedRepo(t, "claude")
+
+	env, dump := agentEnv(t, fx)
 	mainGo, note := fx.Path("main.go"), fx.Path("notes/hello.txt")
-	baseURL, apiLog := fakeAPI(t, map[string]any{
+	baseURL, apiLog := fakeAPI(t, "fake-anthropic.mjs", map[string]any{
 		"steps": []map[string]any{
 			{"name": "Edit", "input": map[string]any{"file_path": mainGo, "old_string": "\tprintln(\"hello\")\n", "new_string": "\tprintln(\"hello, world\")\n"}},
 			{"name": "Write", "input": map[string]any{"file_path": note, "content": "written by the agent\n"}},
@@ -151,14 +234,7 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, claude, "-p", "Make greet say hello, world and leave a note", "--output-format", "json", "--permission-mode", "acceptEdits")
 	cmd.Dir = fx.Dir
-	for _, kv := range fx.Env {
-		if !strings.HasPrefix(kv, "PATH=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env,
-		"PATH="+shimDir+string(os.PathListSeparator)+filepath.Dir(real)+string(os.PathListSeparator)+"/usr/local/bin:/usr/bin:/bin",
-		"GLOSS_E2E_REAL="+real, "GLOSS_E2E_DUMP="+dump,
+	cmd.Env = append(env,
 		"ANTHROPIC_BASE_URL="+baseURL, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key",
 		// Documented switches: no telemetry, error reports, updates or other
 		// traffic besides the model API.
@@ -190,22 +266,7 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 	// Every installed event reached git gloss agent hook with the
 	// documented payload, from one session, in this repository.
 	ex := exchanges(t, dump)
-	seen := map[string]int{}
-	for _, e := range ex {
-		seen[e.event]++
-		if e.payload["hook_event_name"] != e.event {
-			t.Errorf("%s payload names event %v", e.event, e.payload["hook_event_name"])
-		}
-		if e.payload["session_id"] != result.Session {
-			t.Errorf("%s payload session %v, the run's is %s", e.event, e.payload["session_id"], result.Session)
-		}
-		if cwd, _ := e.payload["cwd"].(string); resolve(cwd) != resolve(fx.Dir) {
-			t.Errorf("%s payload cwd %q, want the repository %q", e.event, cwd, fx.Dir)
-		}
-		if a := strings.TrimSpace(e.answer); a != "" && !json.Valid([]byte(a)) {
-			t.Errorf("gloss answered %s with something other than JSON: %q", e.event, a)
-		}
-	}
+	seen := checkExchanges(t, ex, result.Session, fx.Dir)
 	for ev, n := range map[string]int{"SessionStart": 1, "UserPromptSubmit": 1, "PreToolUse": 2, "PostToolUse": 2} {
 		if seen[ev] != n {
 			t.Errorf("%s ran %d times, want %d (all: %v)", ev, seen[ev], n, seen)
@@ -227,7 +288,7 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 	// Delivery: the constraint recorded on greet reached the model in the
 	// request after the Edit was proposed. The placeholder of the hook
 	// command (before helper "hook" lands) answers nothing.
-	if help, _ := fx.Gloss("agent", "hook", "--help"); strings.Contains(help, "Placeholder") {
+	if placeholder(fx) {
 		t.Log("delivery not checked: git gloss agent hook is still the placeholder")
 		return
 	}
@@ -244,15 +305,7 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 
 	// Capture: the lines the agent wrote wait under the git dir for the
 	// next commit, with the session and the agent.
-	pending, err := os.ReadFile(fx.Path(".git/gloss/agent/pending.jsonl"))
-	if err != nil {
-		t.Fatalf("no pending capture after the agent's edits: %v", err)
-	}
-	for _, want := range []string{`"file":"main.go"`, `"file":"notes/hello.txt"`, `"agent":"claude"`, result.Session} {
-		if !strings.Contains(string(pending), want) {
-			t.Errorf("pending capture lacks %s:\n%s", want, pending)
-		}
-	}
+	checkPending(t, fx, "claude", result.Session, "main.go", "notes/hello.txt")
 }
 
 func resolve(p string) string {
