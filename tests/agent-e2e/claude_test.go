@@ -49,8 +49,8 @@ func agentBinary(t *testing.T, name string) string {
 			t.Fatalf("npm ci in tests/agent-e2e: %v\n%s", err, out)
 		}
 	})
-	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
-		t.Fatalf("%s --version: %v\n%s", bin, err, out)
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s is not installed (npm ci in tests/agent-e2e): %v", name, err)
 	}
 	return bin
 }
@@ -230,7 +230,7 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 		"final": "Done.",
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, claude, "-p", "Make greet say hello, world and leave a note", "--output-format", "json", "--permission-mode", "acceptEdits")
 	cmd.Dir = fx.Dir

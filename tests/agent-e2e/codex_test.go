@@ -41,7 +41,7 @@ func TestCodexRunsGlossHooksOffline(t *testing.T) {
 		"final": "Done.",
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, codex, "exec", "--json", "--trust", "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox",
 		"-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false", "-c", "features.plugins=false",
