@@ -3,6 +3,7 @@ package agente2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,14 @@ import (
 func TestGeminiCLIRunsGlossHooksOffline(t *testing.T) {
 	t.Parallel()
 	gemini := agentBinary(t, "gemini")
+	// The CLI is a node program that declares node >= 20; an older node
+	// (Debian bookworm's is 18) cannot run it, which is not gloss's fault.
+	if v, err := exec.Command("node", "--version").Output(); err == nil {
+		var major int
+		if _, err := fmt.Sscanf(string(v), "v%d", &major); err == nil && major < 20 {
+			t.Skipf("node %s is older than Gemini CLI's minimum (20): install node >= 20 to run this test", strings.TrimSpace(string(v)))
+		}
+	}
 	fx := annotatedRepo(t, "gemini")
 	env, dump := agentEnv(t, fx)
 
