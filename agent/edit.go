@@ -3,8 +3,6 @@ package agent
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/gitops"
 )
@@ -47,11 +46,7 @@ type Edit struct {
 // HashLine is the content hash the capture store keeps for one line: hex
 // SHA-256 of its text without the end of line (a trailing CR is dropped
 // too, so CRLF files hash as their LF twins).
-func HashLine(text string) string {
-	text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
-}
+func HashLine(text string) string { return annotate.LineHash(text) }
 
 // The store: <worktree git dir>/gloss/agent/pending.jsonl, one Edit per
 // line, private to the worktree (each checkout commits its own edits),
