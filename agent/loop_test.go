@@ -259,4 +259,3 @@ func assertNowhere(t *testing.T, fx *fixtures.Repo, s string) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
