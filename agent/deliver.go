@@ -426,7 +426,7 @@ func promptNotes(ctx context.Context, repo *gitops.Repo, query string, s Setting
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	var items []item
 	for _, h := range hits {
-		if h.Score < s.PromptThreshold {
+		if h.Score < s.PromptThreshold || h.Score < hits[0].Score/2 {
 			continue
 		}
 		text := fmt.Sprintf("- %s", h.Path)
