@@ -10,9 +10,9 @@ import (
 // Settings is the [agent] table of .gloss/config.toml: what the agent
 // hooks deliver, in tokens (about 4 bytes each).
 type Settings struct {
-	BudgetSession   int     `toml:"budget_tokens_session"`
-	BudgetEdit      int     `toml:"budget_tokens_edit"`
-	BudgetPrompt    int     `toml:"budget_tokens_prompt"`
+	BudgetSession int `toml:"budget_tokens_session"`
+	BudgetEdit    int `toml:"budget_tokens_edit"`
+	BudgetPrompt  int `toml:"budget_tokens_prompt"`
 	// PromptThreshold is the BM25 score a note needs to be delivered on a
 	// prompt; a note must also score at least half the best one, so a
 	// single common word does not bring a note along.
