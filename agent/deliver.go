@@ -304,15 +304,15 @@ func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, del
 // beyond its existence.
 func regionText(v why.RegionView) string {
 	var b strings.Builder
+	// An anchor names the region; otherwise the lines it covers today.
 	name := v.File
-	if v.Anchor != nil {
+	switch {
+	case v.Anchor != nil:
 		name += " " + v.Anchor.Name
+	case v.Current != nil:
+		name += fmt.Sprintf(" lines %d-%d", v.Current.Start, v.Current.End)
 	}
-	lines := v.Lines
-	if v.Current != nil {
-		lines = *v.Current
-	}
-	fmt.Fprintf(&b, "- %s (lines %d-%d, %s", name, lines.Start, lines.End, gitops.ShortID(v.Commit))
+	fmt.Fprintf(&b, "- %s (%s", name, gitops.ShortID(v.Commit))
 	if v.Author.Kind != "" {
 		who := v.Author.Kind
 		if v.Author.Name != "" {
@@ -426,7 +426,7 @@ func promptNotes(ctx context.Context, repo *gitops.Repo, query string, s Setting
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	var items []item
 	for _, h := range hits {
-		if h.Score < s.PromptThreshold {
+		if h.Score < s.PromptThreshold || h.Score < hits[0].Score/2 {
 			continue
 		}
 		text := fmt.Sprintf("- %s", h.Path)

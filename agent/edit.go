@@ -3,8 +3,6 @@ package agent
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // EditSchema tags every line of the capture store.
@@ -47,11 +47,7 @@ type Edit struct {
 // HashLine is the content hash the capture store keeps for one line: hex
 // SHA-256 of its text without the end of line (a trailing CR is dropped
 // too, so CRLF files hash as their LF twins).
-func HashLine(text string) string {
-	text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
-}
+func HashLine(text string) string { return annotate.LineHash(text) }
 
 // The store: <worktree git dir>/gloss/agent/pending.jsonl, one Edit per
 // line, private to the worktree (each checkout commits its own edits),
@@ -146,9 +142,10 @@ func PendingEdits(repo *gitops.Repo) ([]Edit, error) {
 }
 
 // ConsumePending removes what commit used from the store: for every file
-// the commit contains, the hashes of the lines it committed. An edit none
-// of whose lines are left is dropped; one whose file the commit did not
-// touch, or that kept some uncommitted lines (a partial `git add -p`),
+// the commit changed, the hashes of the lines it committed, and those of
+// lines no longer in the working tree (a person rewrote them). An edit
+// none of whose lines are left is dropped; one whose file the commit did
+// not touch, or that kept uncommitted lines (a partial `git add -p`),
 // stays for the next commit. The post-commit hook calls it after every
 // reader of the store (annotations, attribution) has run.
 func ConsumePending(repo *gitops.Repo, commit string) error {
@@ -158,20 +155,22 @@ func ConsumePending(repo *gitops.Repo, commit string) error {
 			return err
 		}
 		committed := map[string]map[string]bool{} // file -> line hashes in the commit
+		worktree := map[string]map[string]bool{}  // file -> line hashes in the working tree
 		var kept []Edit
 		for _, e := range edits {
 			hs, ok := committed[e.File]
 			if !ok {
 				hs = committedHashes(repo, commit, e.File)
 				committed[e.File] = hs
+				worktree[e.File] = worktreeHashes(repo, e.File)
 			}
 			if hs == nil {
-				kept = append(kept, e) // the commit has no such file
+				kept = append(kept, e) // the commit did not change the file
 				continue
 			}
 			var left []string
 			for _, h := range e.Hashes {
-				if !hs[h] {
+				if !hs[h] && worktree[e.File][h] {
 					left = append(left, h)
 				}
 			}
@@ -206,6 +205,21 @@ func committedHashes(repo *gitops.Repo, commit, file string) map[string]bool {
 		}
 	}
 	data, err := repo.ReadBlob(newBlob)
+	if err != nil {
+		return nil
+	}
+	return LineHashes(data)
+}
+
+// worktreeHashes returns the line hashes of a working-tree file (none
+// when it cannot be read).
+func worktreeHashes(repo *gitops.Repo, file string) map[string]bool {
+	tree, err := safepath.ForRepo(repo)
+	if err != nil {
+		return nil
+	}
+	defer tree.Close()
+	data, err := tree.ReadFile(file, maxFileBytes)
 	if err != nil {
 		return nil
 	}

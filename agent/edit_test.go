@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gloss-dev/gloss/agent"
@@ -43,19 +44,39 @@ func TestPendingStoreConsumesWhatACommitUsed(t *testing.T) {
 		t.Fatalf("pending = %+v", edits)
 	}
 	// The commit takes a.txt with only one of the agent's lines ("three"
-	// was not staged): the other line stays pending, b.txt stays whole.
-	head := fx.Commit("a", map[string]string{"a.txt": "one\ntwo\n"})
+	// is in the working tree, not staged): the other line stays pending,
+	// b.txt (not committed) stays whole.
+	fx.Write("a.txt", "one\ntwo\nthree\n")
+	fx.Write("b.txt", "y\n")
+	stageBlob(t, fx, "a.txt", "one\ntwo\n")
+	fx.Git("commit", "-q", "-m", "a")
+	head := fx.Git("rev-parse", "HEAD")
 	must(agent.ConsumePending(repo, head))
 	edits, err = agent.PendingEdits(repo)
 	must(err)
 	if len(edits) != 2 || len(edits[0].Hashes) != 1 || edits[0].Hashes[0] != h("three") || edits[1].File != "b.txt" {
 		t.Fatalf("after a partial commit: %+v", edits)
 	}
-	head = fx.Commit("b", map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "y\n"})
+	// A person rewrites the agent's "three" and commits everything: the
+	// line is gone, so nothing of it waits any more.
+	head = fx.Commit("b", map[string]string{"a.txt": "one\ntwo\nTHREE\n"})
 	must(agent.ConsumePending(repo, head))
 	if edits, _ = agent.PendingEdits(repo); len(edits) != 0 {
-		t.Fatalf("everything was committed, still pending: %+v", edits)
+		t.Fatalf("everything was committed or rewritten, still pending: %+v", edits)
 	}
+}
+
+// stageBlob stages content for path without touching the working tree,
+// as `git add -p` does.
+func stageBlob(t *testing.T, fx *fixtures.Repo, path, content string) {
+	t.Helper()
+	cmd := fx.Command("git", "hash-object", "-w", "--stdin")
+	cmd.Stdin = strings.NewReader(content)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.Git("update-index", "--add", "--cacheinfo", "100644,"+strings.TrimSpace(string(out))+","+path)
 }
 
 func TestHashLineIgnoresLineEnds(t *testing.T) {

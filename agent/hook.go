@@ -127,8 +127,22 @@ func Hook(ctx context.Context, req Request) (out []byte) {
 	return Format(p.Agent, p.Event, kind, res.text)
 }
 
+// EnvFault injects a failure, for tests of the rules above: "error",
+// "panic", or "sleep" (past any time budget). It can only make gloss fail
+// quietly; it never makes it do anything else.
+const EnvFault = "GLOSS_AGENT_FAULT"
+
 // handle does the work of one event and returns the context to deliver.
 func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (string, error) {
+	switch os.Getenv(EnvFault) {
+	case "error":
+		return "", errors.New("injected failure")
+	case "panic":
+		panic("injected panic")
+	case "sleep":
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
 	if p.Session == "" {
 		p.Session = "unknown"
 	}
