@@ -146,7 +146,8 @@ type AgentChange struct {
 	Agent  string   `json:"agent"`
 	Path   string   `json:"path"`
 	Global bool     `json:"global"`
-	Action string   `json:"action"` // "added", "updated", "unchanged", "removed", "absent", "refused"
+	Root   string   `json:"root,omitempty"` // the working tree the file belongs to (not with Global)
+	Action string   `json:"action"`         // "added", "updated", "unchanged", "removed", "absent", "refused"
 	Events []string `json:"events"`
 	// Note says what the user has to do before the agent runs the hooks.
 	Note string `json:"note,omitempty"`
@@ -340,7 +341,7 @@ func eventsOf(spec agentSpec) []string {
 // installAgentHooks brings gloss's entries in one agent's file to what
 // this version writes.
 func installAgentHooks(spec agentSpec, t MCPTarget) (AgentChange, error) {
-	ch := AgentChange{Agent: spec.name, Path: t.Path, Global: t.Global, Events: eventsOf(spec), Note: spec.note}
+	ch := AgentChange{Agent: spec.name, Path: t.Path, Global: t.Global, Root: t.root, Events: eventsOf(spec), Note: spec.note}
 	data, err := readTarget(t)
 	if errors.Is(err, os.ErrNotExist) {
 		ch.Created = true
@@ -634,10 +635,18 @@ func stripOne(data []byte, cursor bool, created []string) ([]byte, bool, error) 
 // what install created around them.
 func uninstallAgentHooks(e AgentChange, root string) (AgentChange, error) {
 	t := MCPTarget{Client: e.Agent, Path: e.Path, Global: e.Global}
+	out := AgentChange{Agent: e.Agent, Path: e.Path, Global: e.Global, Root: e.Root, Action: "absent", Events: []string{}}
 	if !e.Global {
+		// The file belongs to the working tree install ran in, which may be
+		// another worktree of this repository (the manifest is shared).
 		t.root = root
+		if e.Root != "" {
+			t.root = e.Root
+		}
+		if !fileExists(t.root) {
+			return out, nil // that worktree is gone, and its files with it
+		}
 	}
-	out := AgentChange{Agent: e.Agent, Path: e.Path, Global: e.Global, Action: "absent", Events: []string{}}
 	spec := agentSpecs[e.Agent]
 	data, err := readTarget(t)
 	if errors.Is(err, os.ErrNotExist) {

@@ -27,6 +27,7 @@ var agentProject = map[string]string{
 }
 `,
 	".gemini/settings.json": `{"theme":"GitHub","context":{"fileName":["AGENTS.md","GEMINI.md"]}}`,
+	".mcp.json":             "{\n  \"mcpServers\": {\n    \"other\": {\"command\": \"other-server\"}\n  }\n}\n",
 	"AGENTS.md":             "# How we work\n\nRun `make test` before pushing.",
 }
 
@@ -126,7 +127,7 @@ func TestAgentInstallKeepsTheProjectsFilesAndUninstallGivesTheBytesBack(t *testi
 	}
 	before := tree(t, fx.Dir)
 
-	out := fx.MustGloss("init", "--agents=all", "--no-mcp")
+	out := fx.MustGloss("init", "--agents=all")
 	for _, want := range []string{"agent  claude", "agent  gemini", "agent  codex", "agent  cursor", "/hooks in Codex", "trusted folder"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("init --agents=all does not say %q:\n%s", want, out)
@@ -184,7 +185,7 @@ func TestAgentInstallKeepsTheProjectsFilesAndUninstallGivesTheBytesBack(t *testi
 
 	// Idempotent, through either door.
 	installed := tree(t, fx.Dir)
-	for _, args := range [][]string{{"agent", "install", "--agent", "all", "--json"}, {"init", "--agents=all", "--no-mcp", "--json"}} {
+	for _, args := range [][]string{{"agent", "install", "--agent", "all", "--json"}, {"init", "--agents=all", "--json"}} {
 		out := fx.MustGloss(args...)
 		if strings.Contains(out, `"added"`) || strings.Contains(out, `"updated"`) || strings.Contains(out, `"installed"`) {
 			t.Errorf("%v changed something: %s", args, out)
@@ -403,4 +404,29 @@ func exitCode(err error) int {
 		return e.ExitCode()
 	}
 	return -1
+}
+
+// The manifest is shared by a repository's worktrees: what install wrote in
+// a linked worktree is taken out of that worktree, whichever one runs
+// uninstall.
+func TestAgentUninstallFromAnotherWorktree(t *testing.T) {
+	t.Parallel()
+	fx := newRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	fx.Git("worktree", "add", "-q", "-b", "feature", wt)
+	w := &fixtures.Repo{T: t, Dir: wt, Env: fx.Env}
+	w.Write("AGENTS.md", "# feature branch rules\n")
+	w.MustGloss("agent", "install", "--agent", "claude")
+	if _, err := os.Stat(filepath.Join(wt, ".claude", "settings.json")); err != nil {
+		t.Fatalf("not installed in the worktree: %v", err)
+	}
+	fx.MustGloss("uninstall")
+	if got := w.Read("AGENTS.md"); got != "# feature branch rules\n" {
+		t.Errorf("the worktree's AGENTS.md after uninstall from the main checkout: %q", got)
+	}
+	for _, p := range []string{".claude", "CLAUDE.md"} {
+		if _, err := os.Stat(filepath.Join(wt, p)); !os.IsNotExist(err) {
+			t.Errorf("%s left in the worktree: %v", p, err)
+		}
+	}
 }

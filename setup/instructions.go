@@ -45,6 +45,7 @@ team notebook.
 // instruction file. The manifest keeps it with the exact text inserted.
 type InstructionsChange struct {
 	Path    string `json:"path"`
+	Root    string `json:"root,omitempty"` // the working tree the file belongs to
 	Action  string `json:"action"` // "added", "updated", "unchanged", "removed", "absent"
 	Created bool   `json:"created,omitempty"`
 	// Inserted is the text install added (the block and the blank line
@@ -108,7 +109,7 @@ func blockSpan(text string) (from, to int, ok bool) {
 // the root of the working tree, creating the file if it is missing.
 func installInstructions(root, name string) (InstructionsChange, error) {
 	p := instructionsPath(root, name)
-	ch := InstructionsChange{Path: p}
+	ch := InstructionsChange{Path: p, Root: root}
 	data, err := readTree(root, p)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -148,7 +149,7 @@ func (m *manifest) recordInstructions(ic InstructionsChange) {
 		m.Instructions[i] = ic // the block had been removed by hand and install put it back
 		return
 	}
-	m.Instructions = append(m.Instructions, InstructionsChange{Path: ic.Path, Created: ic.Created, Inserted: ic.Inserted})
+	m.Instructions = append(m.Instructions, InstructionsChange{Path: ic.Path, Root: ic.Root, Created: ic.Created, Inserted: ic.Inserted})
 }
 
 // uninstallInstructions takes gloss's block out again: the exact text
@@ -156,7 +157,13 @@ func (m *manifest) recordInstructions(ic InstructionsChange) {
 // the markers as it is now (a newer gloss may have refreshed it). A file
 // gloss created and nobody added to is deleted.
 func uninstallInstructions(root string, ic InstructionsChange) (InstructionsChange, error) {
-	out := InstructionsChange{Path: ic.Path, Action: "absent"}
+	out := InstructionsChange{Path: ic.Path, Root: ic.Root, Action: "absent"}
+	if ic.Root != "" {
+		root = ic.Root // install may have run in another worktree
+	}
+	if !fileExists(root) {
+		return out, nil
+	}
 	data, err := readTree(root, ic.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return out, nil
