@@ -46,7 +46,7 @@ team notebook.
 type InstructionsChange struct {
 	Path    string `json:"path"`
 	Root    string `json:"root,omitempty"` // the working tree the file belongs to
-	Action  string `json:"action"` // "added", "updated", "unchanged", "removed", "absent"
+	Action  string `json:"action"`         // "added", "updated", "unchanged", "removed", "absent"
 	Created bool   `json:"created,omitempty"`
 	// Inserted is the text install added (the block and the blank line
 	// before it), so that uninstall takes out exactly that.
