@@ -297,7 +297,20 @@ func (m *manifest) recordAgent(ch AgentChange) {
 			m.Agents[i].CreatedKeys = append(m.Agents[i].CreatedKeys, k)
 		}
 	}
+	// The file or its folder may have been deleted since and created again.
+	m.Agents[i].Created = m.Agents[i].Created || ch.Created
+	m.Agents[i].CreatedDir = m.Agents[i].CreatedDir || ch.CreatedDir
 	m.Agents[i].Events = ch.Events
+}
+
+// hooksObject is the "hooks" object of a file that had none: one array
+// per event, holding gloss's entry.
+func hooksObject(spec agentSpec) (json.RawMessage, error) {
+	hooks := &object{vals: map[string]json.RawMessage{}}
+	for _, h := range spec.hooks {
+		hooks.set(h.Event, json.RawMessage("["+string(groupFor(spec, h))+"]"))
+	}
+	return hooks.raw()
 }
 
 // groupFor is gloss's entry for one event: a matcher group (Claude's
@@ -364,21 +377,12 @@ func installAgentHooks(spec agentSpec, t MCPTarget) (AgentChange, error) {
 
 	if len(bytes.TrimSpace(data)) == 0 {
 		// A new (or blank) file: gloss lays it out.
-		hooks := &object{vals: map[string]json.RawMessage{}}
-		for _, h := range spec.hooks {
-			prev, _ := hooks.get(h.Event)
-			arr := "[" + string(groupFor(spec, h)) + "]"
-			if prev != nil {
-				arr = strings.TrimSuffix(string(prev), "]") + "," + string(groupFor(spec, h)) + "]"
-			}
-			hooks.set(h.Event, json.RawMessage(arr))
-		}
 		out := &object{vals: map[string]json.RawMessage{}}
 		if spec.cursor {
 			out.set("version", json.RawMessage("1"))
 			ch.CreatedKeys = append(ch.CreatedKeys, "version")
 		}
-		raw, err := hooks.raw()
+		raw, err := hooksObject(spec)
 		if err != nil {
 			return ch, err
 		}
@@ -433,16 +437,7 @@ func withAgentHooks(data []byte, spec agentSpec) ([]byte, []string, error) {
 	i := top.find("hooks")
 	if i < 0 {
 		// No hooks yet: one new member holds them all.
-		hooks := &object{vals: map[string]json.RawMessage{}}
-		for _, h := range spec.hooks {
-			prev, _ := hooks.get(h.Event)
-			arr := "[" + string(groupFor(spec, h)) + "]"
-			if prev != nil {
-				arr = strings.TrimSuffix(string(prev), "]") + "," + string(groupFor(spec, h)) + "]"
-			}
-			hooks.set(h.Event, json.RawMessage(arr))
-		}
-		raw, err := hooks.raw()
+		raw, err := hooksObject(spec)
 		if err != nil {
 			return nil, nil, err
 		}
