@@ -157,6 +157,9 @@ type AgentChange struct {
 	Created     bool     `json:"created,omitempty"`      // the file did not exist before
 	CreatedDir  bool     `json:"created_dir,omitempty"`  // nor did its directory
 	CreatedKeys []string `json:"created_keys,omitempty"` // keys install added: "hooks", "hooks/<event>", "version"
+	// Blank is what a file that existed but held only white space held
+	// (install replaced it with a JSON object); nil otherwise.
+	Blank *string `json:"blank,omitempty"`
 }
 
 // AgentOptions chooses the agents and where their hooks go.
@@ -298,6 +301,9 @@ func (m *manifest) recordAgent(ch AgentChange) {
 		}
 	}
 	// The file or its folder may have been deleted since and created again.
+	if m.Agents[i].Blank == nil {
+		m.Agents[i].Blank = ch.Blank
+	}
 	m.Agents[i].Created = m.Agents[i].Created || ch.Created
 	m.Agents[i].CreatedDir = m.Agents[i].CreatedDir || ch.CreatedDir
 	m.Agents[i].Events = ch.Events
@@ -377,6 +383,10 @@ func installAgentHooks(spec agentSpec, t MCPTarget) (AgentChange, error) {
 
 	if len(bytes.TrimSpace(data)) == 0 {
 		// A new (or blank) file: gloss lays it out.
+		if !ch.Created {
+			blank := string(data)
+			ch.Blank = &blank
+		}
 		out := &object{vals: map[string]json.RawMessage{}}
 		if spec.cursor {
 			out.set("version", json.RawMessage("1"))
@@ -667,8 +677,8 @@ func uninstallAgentHooks(e AgentChange, root string) (AgentChange, error) {
 	if err != nil {
 		return out, err
 	}
-	// The hooks object and Cursor's version go if gloss created them and
-	// nothing else is in them.
+	// The hooks object goes if gloss created it and nothing else is in it;
+	// Cursor's version if gloss added it.
 	if slices.Contains(e.CreatedKeys, "hooks") {
 		top, err := locateObject(data, 0, len(data))
 		if err != nil {
@@ -686,8 +696,13 @@ func uninstallAgentHooks(e AgentChange, root string) (AgentChange, error) {
 		if err != nil {
 			return out, err
 		}
-		if i := top.find("version"); i >= 0 && top.find("hooks") < 0 {
+		if i := top.find("version"); i >= 0 {
 			data = removeMember(data, top, i)
+		}
+	}
+	if e.Blank != nil {
+		if top, err := locateObject(data, 0, len(data)); err == nil && len(top.members) == 0 {
+			return out, writeFile(t, []byte(*e.Blank))
 		}
 	}
 	if e.Created {
