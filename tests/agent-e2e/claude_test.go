@@ -306,6 +306,23 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 	// Capture: the lines the agent wrote wait under the git dir for the
 	// next commit, with the session and the agent.
 	checkPending(t, fx, "claude", result.Session, "main.go", "notes/hello.txt")
+
+	// The commit: the agent's line is the agent's, by the model the stand-in
+	// answered as, with no human author.
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", "greet the world")
+	checkAgentAuthored(t, fx.MustGloss("read", "main.go", "--json"), "claude")
+}
+
+// checkAgentAuthored checks that read --json shows a region written by the
+// agent (kind agent, its name, a model).
+func checkAgentAuthored(t *testing.T, read, agent string) {
+	t.Helper()
+	for _, want := range []string{`"kind":"agent"`, `"name":"` + agent + `"`, `"model":"`} {
+		if !strings.Contains(read, want) {
+			t.Errorf("read --json after the commit lacks %s:\n%s", want, read)
+		}
+	}
 }
 
 func resolve(p string) string {

@@ -126,4 +126,8 @@ func TestCodexRunsGlossHooksOffline(t *testing.T) {
 		t.Errorf("the constraint never reached the model (requests in %s)", apiLog)
 	}
 	checkPending(t, fx, "codex", thread, "main.go", "notes/hello.txt")
+
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", "greet the world")
+	checkAgentAuthored(t, fx.MustGloss("read", "main.go", "--json"), "codex")
 }

@@ -117,4 +117,8 @@ func TestGeminiCLIRunsGlossHooksOffline(t *testing.T) {
 		t.Errorf("the constraint never reached the model (requests in %s)", apiLog)
 	}
 	checkPending(t, fx, "gemini", result.Session, "main.go", "notes/hello.txt")
+
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", "greet the world")
+	checkAgentAuthored(t, fx.MustGloss("read", "main.go", "--json"), "gemini")
 }
