@@ -46,6 +46,7 @@ Get started in a repository:
   git gloss status          what gloss knows about this repository
   git gloss sync            exchange gloss notes with a remote
   git gloss mcp             run the MCP server (agents start it themselves)
+  git gloss agent install   let coding agents get gloss's context before edits
 
 Every day:
   git gloss read server.go --anchor Server.Handle   why is this code the way it is?
@@ -84,6 +85,7 @@ type CLI struct {
 	Carry     CarryCmd     `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
 	Ci        CiCmd        `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
 	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
+	Agent     AgentCmd     `cmd:"" help:"Coding agents' hooks: install, uninstall, status (and the hook entry point)."`
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
 	CacheFill CacheFillCmd `cmd:"" name:"cache-fill" hidden:"" help:"Fill the blame cache for one file (reads start it)."`
