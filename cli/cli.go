@@ -116,15 +116,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c CLI
 	c.ctx, c.stdout, c.stderr, c.stdin = ctx, stdout, stderr, stdin
 	exitCode := -1
-	parser, err := kong.New(&c,
-		kong.Name("git gloss"),
-		kong.Description(description),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exitCode = code }),
-		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
-		kong.UsageOnError(),
-	)
+	parser, err := newParser(&c, stdout, stderr, func(code int) { exitCode = code })
 	if err != nil {
 		fmt.Fprintln(stderr, "git gloss: internal error:", err)
 		return ExitInternal
@@ -165,6 +157,20 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitCode
 	}
 	return c.report(err)
+}
+
+// newParser builds the kong parser of the command tree; help, the man page
+// and the documentation test all read the same model.
+func newParser(c *CLI, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("git gloss"),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(exit),
+		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
+		kong.UsageOnError(),
+	)
 }
 
 // report prints err for people (and, with --json, as a JSON object on
