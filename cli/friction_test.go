@@ -41,4 +41,3 @@ func TestReadExplainsItself(t *testing.T) {
 		t.Errorf("read in a fresh clone does not say how to fetch the notes:\n%s", out)
 	}
 }
-
