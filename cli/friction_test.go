@@ -32,6 +32,14 @@ func TestReadExplainsItself(t *testing.T) {
 		t.Errorf("history of a directory: exit %d\n%s", exitCode(err), out)
 	}
 
+	cmd := fx.Command("git", "gloss", "annotate", "--stdin")
+	cmd.Stdin = strings.NewReader(`{"file":"src/a.go","constraint":"x"}`)
+	stdin, err := cmd.CombinedOutput()
+	if exitCode(err) != cli.ExitUsage || !strings.Contains(string(stdin), `unknown field "constraint"; did you mean "constraints"?`) ||
+		!strings.Contains(string(stdin), "git gloss schema annotate-context") {
+		t.Errorf("annotate --stdin with a wrong field name: exit %d\n%s", exitCode(err), stdin)
+	}
+
 	bare := fixtures.NewBare(t)
 	fx.Git("remote", "add", "origin", bare)
 	fx.Git("push", "-q", "origin", "HEAD:refs/heads/main", "refs/notes/gloss/annotations")
