@@ -49,3 +49,47 @@ func TestReadExplainsItself(t *testing.T) {
 		t.Errorf("read in a fresh clone does not say how to fetch the notes:\n%s", out)
 	}
 }
+
+// TestTemplatesAndMarkExplained: spec new and doc new write valid starting
+// points (a first spec took four tries against the schema), never over a
+// file, and spec mark says why marking one file can make a spec drifted.
+func TestTemplatesAndMarkExplained(t *testing.T) {
+	t.Parallel()
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.MustGloss("init", "--no-mcp")
+	fx.Commit("code", map[string]string{"src/api/a.go": "package api\n", "src/api/b.go": "package api\n"})
+
+	out := fx.MustGloss("spec", "new", "api", "--govern", "src/api/**")
+	if !strings.Contains(out, "wrote .gloss/specs/api.spec.yaml") {
+		t.Errorf("spec new: %s", out)
+	}
+	if out := fx.MustGloss("spec", "validate"); !strings.Contains(out, "PASS .gloss/specs/api.spec.yaml") {
+		t.Errorf("the new spec does not validate:\n%s", out)
+	}
+	if out, err := fx.Gloss("spec", "new", "api"); exitCode(err) != cli.ExitConflict || !strings.Contains(out, "already exists") {
+		t.Errorf("spec new over an existing spec: exit %d\n%s", exitCode(err), out)
+	}
+	if _, err := fx.Gloss("spec", "new", "../escape"); exitCode(err) != cli.ExitUsage {
+		t.Errorf("spec new ../escape: exit %d", exitCode(err))
+	}
+	out = fx.MustGloss("doc", "new", "docs/release-plan.noma", "--json")
+	if !strings.Contains(out, `"path":"docs/release-plan.noma"`) {
+		t.Errorf("doc new --json: %s", out)
+	}
+	if out := fx.MustGloss("doc", "check", "docs/release-plan.noma"); !strings.Contains(out, "No issues found") {
+		t.Errorf("the new document does not check clean:\n%s", out)
+	}
+	if out, err := fx.Gloss("doc", "new", "notes.txt"); exitCode(err) != cli.ExitUsage || !strings.Contains(out, "notes.txt: a Noma document's name ends in .noma") {
+		t.Errorf("doc new notes.txt: exit %d\n%s", exitCode(err), out)
+	}
+
+	fx.Git("add", "-A")
+	fx.Git("commit", "-qm", "spec and doc")
+	out = fx.MustGloss("spec", "mark", "src/api/a.go")
+	for _, want := range []string{"api.spec.yaml is now drifted: 1 of 2 governed file(s) differ", "src/api/b.go", "git gloss spec mark --spec"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("spec mark of one file does not explain the drift (%q):\n%s", want, out)
+		}
+	}
+}
