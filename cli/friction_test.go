@@ -93,3 +93,26 @@ func TestTemplatesAndMarkExplained(t *testing.T) {
 		}
 	}
 }
+
+// TestInitSaysWhatNextInRepositoryPaths: init ends with the next steps,
+// committing what it wrote among them, and prints no absolute path of the
+// repository (status neither).
+func TestInitSaysWhatNextInRepositoryPaths(t *testing.T) {
+	t.Parallel()
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("first", map[string]string{"a.txt": "a\n"})
+	out := fx.MustGloss("init")
+	for _, want := range []string{"Next:", "git gloss agent install", "git add .mcp.json", "git commit -m 'Set up gloss'"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("init does not end with %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, fx.Dir) {
+		t.Errorf("init prints absolute paths:\n%s", out)
+	}
+	st := fx.MustGloss("status")
+	if strings.Count(st, fx.Dir) > 1 || !strings.Contains(st, "claude .mcp.json") {
+		t.Errorf("status prints absolute paths beyond the repository line:\n%s", st)
+	}
+}
