@@ -183,7 +183,9 @@ func Stats(ctx context.Context, repo *gitops.Repo, q StatsQuery) (*StatsResult, 
 		res.Agents = []AgentLines{}
 	}
 	for _, k := range sortedKeys(dirs) {
-		res.Directories = append(res.Directories, *dirs[k])
+		if d := dirs[k]; d.Insertions+d.Deletions > 0 {
+			res.Directories = append(res.Directories, *d)
+		}
 	}
 	for _, a := range authors {
 		res.Authors = append(res.Authors, *a)

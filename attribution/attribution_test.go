@@ -1,0 +1,222 @@
+package attribution_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/fixtures"
+)
+
+func newRepo(t *testing.T) *fixtures.Repo {
+	t.Helper()
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("initial", map[string]string{"README.md": "app\n"})
+	fx.MustGloss("init", "--no-mcp")
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", "gloss init")
+	return fx
+}
+
+// agentWrites is a scripted agent: it writes content into file and
+// records the lines it wrote (1-based, inclusive ranges) in the agent
+// capture store, in the store's documented format (gloss/agent-edit/v1),
+// as the agent hook does after an edit.
+func agentWrites(t *testing.T, fx *fixtures.Repo, agent, model, session, file, content string, ranges ...[2]int) {
+	t.Helper()
+	fx.Write(file, content)
+	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+	type lr struct {
+		Start int `json:"start"`
+		End   int `json:"end"`
+	}
+	edit := struct {
+		Schema  string   `json:"$schema"`
+		Time    string   `json:"time"`
+		Session string   `json:"session"`
+		Agent   string   `json:"agent"`
+		Model   string   `json:"model"`
+		Tool    string   `json:"tool"`
+		File    string   `json:"file"`
+		Lines   []lr     `json:"lines"`
+		Hashes  []string `json:"hashes"`
+	}{Schema: "gloss/agent-edit/v1", Time: "2026-11-25T10:00:00Z", Session: session, Agent: agent, Model: model, Tool: "Edit", File: file}
+	if len(ranges) == 0 {
+		ranges = [][2]int{{1, len(lines)}}
+	}
+	for _, r := range ranges {
+		edit.Lines = append(edit.Lines, lr{r[0], r[1]})
+		for l := r[0]; l <= r[1]; l++ {
+			edit.Hashes = append(edit.Hashes, attribution.HashLine(lines[l-1]))
+		}
+	}
+	data, _ := json.Marshal(edit)
+	dir := filepath.Join(fx.Git("rev-parse", "--absolute-git-dir"), "gloss", "agent")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "pending.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// consumed stands for the agent capture's own consumer, which empties the
+// store after a commit used it (package agent, post-commit).
+func consumed(t *testing.T, fx *fixtures.Repo) {
+	t.Helper()
+	p := filepath.Join(fx.Git("rev-parse", "--absolute-git-dir"), "gloss", "agent", "pending.jsonl")
+	if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+}
+
+func commitAll(t *testing.T, fx *fixtures.Repo, msg string) string {
+	t.Helper()
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", msg)
+	consumed(t, fx)
+	return fx.Git("rev-parse", "HEAD")
+}
+
+func blame(t *testing.T, fx *fixtures.Repo, file string, args ...string) *attribution.BlameResult {
+	t.Helper()
+	out := fx.MustGloss(append([]string{"blame", "--json", file}, args...)...)
+	var res attribution.BlameResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("blame --json: %v\n%s", err, out)
+	}
+	return &res
+}
+
+// who is each line's contributor in one word: type[/agent/model/session].
+func who(res *attribution.BlameResult) []string {
+	var out []string
+	for _, l := range res.Lines {
+		c := l.Contributor
+		w := c.Type
+		if c.Agent != "" {
+			w += "/" + c.Agent + "/" + c.Model + "/" + c.Session
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func expect(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%s:\n got  %q\n want %q", what, got, want)
+	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+func join(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+const (
+	claude = "ai/claude/claude-opus-4/s1"
+	mixed1 = "mixed/claude/claude-opus-4/s1"
+	codex  = "ai/codex/gpt-5-codex/s2"
+	human  = "human"
+)
+
+func numbered(prefix string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%s line %d\n", prefix, i)
+	}
+	return b.String()
+}
+
+// TestAttributionThroughRewrites builds a history with a scripted agent
+// and a person editing the same files, then checks every line's
+// contributor, before and after an amend, a rebase and a forge-style
+// squash merge with carry.
+func TestAttributionThroughRewrites(t *testing.T) {
+	t.Parallel()
+	fx := newRepo(t)
+
+	// The agent writes a.go; the person changes its line 5 before the
+	// commit and writes b.go alone.
+	a := numbered("agent", 8)
+	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/a.go", a)
+	a = strings.Replace(a, "agent line 5", "agent line 5, fixed by hand", 1)
+	fx.Write("app/a.go", a)
+	fx.Write("app/b.go", numbered("person", 3))
+	commitAll(t, fx, "feat: a and b")
+	expect(t, "a.go after the first commit", who(blame(t, fx, "app/a.go")),
+		join(repeat(claude, 4), []string{mixed1}, repeat(claude, 3))...)
+	expect(t, "b.go after the first commit", who(blame(t, fx, "app/b.go")), repeat(human, 3)...)
+
+	// A later commit by the person changes line 2 of the agent's file.
+	a = strings.Replace(a, "agent line 2", "person rewrote line 2", 1)
+	fx.Write("app/a.go", a)
+	commitAll(t, fx, "fix: line 2")
+	wantA := join([]string{claude, human, claude, claude, mixed1}, repeat(claude, 3))
+	expect(t, "a.go after the fix", who(blame(t, fx, "app/a.go")), wantA...)
+
+	// Amend: the person adds a line to b.go; the agent's lines keep theirs.
+	fx.Write("app/b.go", numbered("person", 4))
+	fx.Git("commit", "-q", "-a", "--amend", "--no-edit")
+	expect(t, "a.go after the amend", who(blame(t, fx, "app/a.go")), wantA...)
+	expect(t, "b.go after the amend", who(blame(t, fx, "app/b.go")), repeat(human, 4)...)
+
+	// A feature branch: the agent writes c.go in another session, the
+	// person edits one of its lines in a second commit.
+	base := fx.Git("rev-parse", "HEAD")
+	fx.Git("checkout", "-q", "-b", "feature")
+	agentWrites(t, fx, "codex", "gpt-5-codex", "s2", "app/c.go", numbered("codex", 6))
+	commitAll(t, fx, "feat: c")
+	c := strings.Replace(numbered("codex", 6), "codex line 4", "person line 4", 1)
+	fx.Write("app/c.go", c)
+	commitAll(t, fx, "fix: c line 4")
+	wantC := join(repeat(codex, 3), []string{human}, repeat(codex, 2))
+	expect(t, "c.go on feature", who(blame(t, fx, "app/c.go")), wantC...)
+
+	// Meanwhile main moves: the person prepends to a.go.
+	fx.Git("checkout", "-q", "main")
+	fx.Write("app/a.go", "// header by hand\n"+a)
+	commitAll(t, fx, "docs: header")
+	wantA2 := append([]string{human}, wantA...)
+	expect(t, "a.go on main", who(blame(t, fx, "app/a.go")), wantA2...)
+
+	// Rebase feature onto main: nothing changes for any line.
+	fx.Git("checkout", "-q", "feature")
+	fx.Git("rebase", "-q", "main")
+	expect(t, "c.go after the rebase", who(blame(t, fx, "app/c.go")), wantC...)
+	expect(t, "a.go after the rebase", who(blame(t, fx, "app/a.go")), wantA2...)
+	if fx.Git("rev-parse", "HEAD~2") == base {
+		t.Fatal("the rebase did not move the branch")
+	}
+
+	// A forge's squash merge: made where no hook runs, then carried.
+	fx.Git("checkout", "-q", "main")
+	fx.Git("-c", "core.hooksPath=/dev/null", "merge", "-q", "--squash", "feature")
+	fx.Git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "feature (#1)")
+	expect(t, "c.go after the squash, before carry", who(blame(t, fx, "app/c.go")), repeat("unknown", 6)...)
+	fx.MustGloss("carry", "--from", "main@{1}..feature", "--no-push")
+	expect(t, "c.go after carry", who(blame(t, fx, "app/c.go")), wantC...)
+	expect(t, "a.go after carry", who(blame(t, fx, "app/a.go")), wantA2...)
+}
