@@ -18,7 +18,7 @@ import (
 type computation struct {
 	claims     []Claim
 	env        func(string) string
-	carried    map[string]lineMap // path in the commit -> contributors carried from the commit's sources
+	carried    map[string]lineMap                 // path in the commit -> contributors carried from the commit's sources
 	byHash     map[string]map[string]*Contributor // path -> line hash -> a source's contributor of that text
 	source     string
 	derived    []string
