@@ -220,3 +220,84 @@ func TestAttributionThroughRewrites(t *testing.T) {
 	expect(t, "c.go after carry", who(blame(t, fx, "app/c.go")), wantC...)
 	expect(t, "a.go after carry", who(blame(t, fx, "app/a.go")), wantA2...)
 }
+
+// history builds the test history and returns the repository and the
+// commit before any attributed one.
+func history(t *testing.T) (*fixtures.Repo, string) {
+	t.Helper()
+	fx := newRepo(t)
+	base := fx.Git("rev-parse", "HEAD")
+	a := numbered("agent", 8)
+	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/a.go", a)
+	a = strings.Replace(a, "agent line 5", "agent line 5, fixed by hand", 1)
+	fx.Write("app/a.go", a)
+	fx.Write("app/b.go", numbered("person", 3))
+	commitAll(t, fx, "feat: a and b")
+	agentWrites(t, fx, "codex", "gpt-5-codex", "s2", "lib/c.go", numbered("codex", 6))
+	fx.Write("lib/c.go", strings.Replace(numbered("codex", 6), "codex line 4", "person line 4", 1))
+	fx.Write("app/b.go", numbered("person", 2)) // one line deleted
+	commitAll(t, fx, "feat: c")
+	return fx, base
+}
+
+func stats(t *testing.T, fx *fixtures.Repo, args ...string) *attribution.StatsResult {
+	t.Helper()
+	out := fx.MustGloss(append([]string{"stats", "--json"}, args...)...)
+	var res attribution.StatsResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stats --json: %v\n%s", err, out)
+	}
+	return &res
+}
+
+func TestStatsAddUpToDiffStat(t *testing.T) {
+	t.Parallel()
+	fx, base := history(t)
+	res := stats(t, fx, base+"..HEAD")
+	// By hand: a.go 8 lines (7 claude, 1 mixed), b.go 2 human lines left,
+	// c.go 6 lines (5 codex, 1 human where the person changed line 4; it is
+	// inside the agent's block, so mixed).
+	want := attribution.Totals{Human: 2, AI: 12, Mixed: 2}
+	if res.Totals != want {
+		t.Errorf("totals %+v, want %+v", res.Totals, want)
+	}
+	// git diff --stat of the same range.
+	var ins, del int
+	for _, l := range fixtures.Lines(fx.Git("diff", "--numstat", base, "HEAD")) {
+		var a, d int
+		var p string
+		fmt.Sscanf(l, "%d\t%d\t%s", &a, &d, &p)
+		ins, del = ins+a, del+d
+	}
+	if res.Insertions != ins || res.Deletions != del || res.Totals.Human+res.Totals.AI+res.Totals.Mixed+res.Totals.Unknown != ins {
+		t.Errorf("insertions %d deletions %d totals %+v; git diff --stat says +%d -%d", res.Insertions, res.Deletions, res.Totals, ins, del)
+	}
+	agents := map[string]int{}
+	for _, a := range res.Agents {
+		agents[a.Agent+"/"+a.Model] = a.Lines
+	}
+	if agents["claude/claude-opus-4"] != 8 || agents["codex/gpt-5-codex"] != 6 || len(agents) != 2 {
+		t.Errorf("agents: %v", res.Agents)
+	}
+	dirs := map[string]int{}
+	sum := 0
+	for _, d := range res.Directories {
+		dirs[d.Dir] = d.Insertions
+		sum += d.Human + d.AI + d.Mixed + d.Unknown
+	}
+	if dirs["app"] != 10 || dirs["lib"] != 6 || sum != ins {
+		t.Errorf("directories: %+v", res.Directories)
+	}
+	authorSum := 0
+	for _, a := range res.Authors {
+		authorSum += a.Lines
+	}
+	if authorSum != ins {
+		t.Errorf("authors add up to %d, want %d", authorSum, ins)
+	}
+	// One commit, and a path limit.
+	one := stats(t, fx, "HEAD", "lib")
+	if one.Insertions != 6 || one.Totals.AI != 5 || one.Totals.Mixed != 1 {
+		t.Errorf("stats HEAD lib: %+v", one)
+	}
+}
