@@ -90,6 +90,7 @@ type CLI struct {
 	Ci        CiCmd        `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
 	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
+	Agent     AgentCmd     `cmd:"" help:"Coding agents' hooks: what gloss tells an agent and records of its edits."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
 	CacheFill CacheFillCmd `cmd:"" name:"cache-fill" hidden:"" help:"Fill the blame cache for one file (reads start it)."`
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/notebook"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/setup"
@@ -261,7 +262,7 @@ func (c *SyncCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Progress: func(s string) { g.progress("%s", s) }})
+	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Sessions: agent.SyncSessions(repo), Progress: func(s string) { g.progress("%s", s) }})
 	g.progressDone()
 	if err != nil {
 		return err

@@ -58,6 +58,7 @@ type RegionView struct {
 	Lines                annotate.Lines        `json:"lines" jsonschema:"lines at the commit"`
 	Current              *annotate.Lines       `json:"current,omitempty" jsonschema:"where those lines are in the version read"`
 	Intent               string                `json:"intent"`
+	IntentFrom           string                `json:"intent_from,omitempty" jsonschema:"commit: the region records no intent of its own; this is the commit's (its subject or Intent trailer)"`
 	Reasoning            string                `json:"reasoning,omitempty"`
 	Constraints          []annotate.Constraint `json:"constraints,omitempty"`
 	RejectedAlternatives []annotate.Rejected   `json:"rejected_alternatives,omitempty"`
@@ -279,6 +280,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 			decoded, status = annotate.Classify(rs, now)
 		}
 		o := byCommit[c]
+		filled := fillCommitIntent(decoded)
 		for _, d := range decoded {
 			r := d.Region
 			if r == nil {
@@ -300,6 +302,9 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 			v := view(r, times[c])
 			if st, ok := status[r.ID]; ok && st.State != annotate.StateLive {
 				v.Status = &st
+			}
+			if filled[r] {
+				v.IntentFrom = "commit"
 			}
 			if len(current) > 0 {
 				sort.Ints(current)
