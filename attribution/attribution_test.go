@@ -1,6 +1,7 @@
 package attribution_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -23,60 +24,46 @@ func newRepo(t *testing.T) *fixtures.Repo {
 	return fx
 }
 
-// agentWrites is a scripted agent: it writes content into file and
-// records the lines it wrote (1-based, inclusive ranges) in the agent
-// capture store, in the store's documented format (gloss/agent-edit/v1),
-// as the agent hook does after an edit.
-func agentWrites(t *testing.T, fx *fixtures.Repo, agent, model, session, file, content string, ranges ...[2]int) {
+// agentWrites is a scripted agent: it writes content into file and tells
+// gloss through the agent hook, as the agent's own hook system would
+// (git gloss agent hook): Claude Code's PostToolUse for a Write (the model
+// is in the session transcript), Codex's PostToolUse for an apply_patch
+// that adds the file (the model is in the payload).
+func agentWrites(t *testing.T, fx *fixtures.Repo, agent, model, session, file, content string) {
 	t.Helper()
 	fx.Write(file, content)
-	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
-	type lr struct {
-		Start int `json:"start"`
-		End   int `json:"end"`
-	}
-	edit := struct {
-		Schema  string   `json:"$schema"`
-		Time    string   `json:"time"`
-		Session string   `json:"session"`
-		Agent   string   `json:"agent"`
-		Model   string   `json:"model"`
-		Tool    string   `json:"tool"`
-		File    string   `json:"file"`
-		Lines   []lr     `json:"lines"`
-		Hashes  []string `json:"hashes"`
-	}{Schema: "gloss/agent-edit/v1", Time: "2026-11-25T10:00:00Z", Session: session, Agent: agent, Model: model, Tool: "Edit", File: file}
-	if len(ranges) == 0 {
-		ranges = [][2]int{{1, len(lines)}}
-	}
-	for _, r := range ranges {
-		edit.Lines = append(edit.Lines, lr{r[0], r[1]})
-		for l := r[0]; l <= r[1]; l++ {
-			edit.Hashes = append(edit.Hashes, attribution.HashLine(lines[l-1]))
+	var payload map[string]any
+	switch agent {
+	case "claude":
+		transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
+		tr := `{"type":"assistant","message":{"role":"assistant","model":"` + model + `","content":[]}}` + "\n"
+		if err := os.WriteFile(transcript, []byte(tr), 0o600); err != nil {
+			t.Fatal(err)
 		}
+		payload = map[string]any{"session_id": session, "transcript_path": transcript, "cwd": fx.Dir,
+			"hook_event_name": "PostToolUse", "tool_name": "Write",
+			"tool_input":    map[string]any{"file_path": fx.Path(file), "content": content},
+			"tool_response": map[string]any{"type": "create", "filePath": fx.Path(file)}}
+	case "codex":
+		patch := "*** Begin Patch\n*** Add File: " + file + "\n"
+		for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
+			patch += "+" + l + "\n"
+		}
+		patch += "*** End Patch\n"
+		payload = map[string]any{"session_id": session, "cwd": fx.Dir, "hook_event_name": "PostToolUse", "model": model,
+			"tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}, "tool_response": "Success."}
+	default:
+		t.Fatalf("no script for agent %s", agent)
 	}
-	data, _ := json.Marshal(edit)
-	dir := filepath.Join(fx.Git("rev-parse", "--absolute-git-dir"), "gloss", "agent")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+	data, _ := json.Marshal(payload)
+	cmd := fx.Command(fixtures.Binary(t), "agent", "hook", "--agent", agent, "PostToolUse")
+	cmd.Stdin = bytes.NewReader(data)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("agent hook: %v\n%s", err, out)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "pending.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// consumed stands for the agent capture's own consumer, which empties the
-// store after a commit used it (package agent, post-commit).
-func consumed(t *testing.T, fx *fixtures.Repo) {
-	t.Helper()
-	p := filepath.Join(fx.Git("rev-parse", "--absolute-git-dir"), "gloss", "agent", "pending.jsonl")
-	if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
+	store := filepath.Join(fx.Git("rev-parse", "--absolute-git-dir"), "gloss", "agent", "pending.jsonl")
+	if data, err := os.ReadFile(store); err != nil || !strings.Contains(string(data), session) {
+		t.Fatalf("the agent hook captured nothing for %s (%v): %s", file, err, data)
 	}
 }
 
@@ -84,7 +71,6 @@ func commitAll(t *testing.T, fx *fixtures.Repo, msg string) string {
 	t.Helper()
 	fx.Git("add", "-A")
 	fx.Git("commit", "-q", "-m", msg)
-	consumed(t, fx)
 	return fx.Git("rev-parse", "HEAD")
 }
 

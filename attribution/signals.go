@@ -19,7 +19,10 @@ import (
 // (gloss/agent-edit/v1, <worktree git dir>/gloss/agent/pending.jsonl,
 // written by package agent): the lines an agent wrote into a file, as
 // content hashes. Attribution reads the store itself, by its documented
-// format, so that it depends on the format and not on the writer.
+// format (CONTRACT: gloss/agent-edit/v1), rather than through package
+// agent: agent delivers read results (package why), and why shows each
+// region's attribution, so agent cannot be below attribution. The agent
+// hook consumes the store after attribution has read it.
 type Claim struct {
 	Schema  string `json:"$schema"`
 	Time    string `json:"time"`
