@@ -287,3 +287,30 @@ func TestStatsAddUpToDiffStat(t *testing.T) {
 		t.Errorf("stats HEAD lib: %+v", one)
 	}
 }
+
+// A cherry-pick and a local squash merge (both made with gloss's hooks)
+// carry the attribution of the commits they copy.
+func TestCherryPickAndLocalSquashCarryAttribution(t *testing.T) {
+	t.Parallel()
+	fx := newRepo(t)
+	fx.Git("checkout", "-q", "-b", "topic")
+	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/p.go", numbered("agent", 4))
+	fx.Write("app/p.go", strings.Replace(numbered("agent", 4), "agent line 2", "hand line 2", 1))
+	commitAll(t, fx, "feat: p")
+	agentWrites(t, fx, "codex", "gpt-5-codex", "s2", "lib/q.go", numbered("codex", 3))
+	commitAll(t, fx, "feat: q")
+	wantP := who(blame(t, fx, "app/p.go"))
+	wantQ := who(blame(t, fx, "lib/q.go"))
+	expect(t, "p.go on topic", wantP, claude, mixed1, claude, claude)
+
+	fx.Git("checkout", "-q", "main")
+	fx.Git("checkout", "-q", "-b", "picked")
+	fx.Git("cherry-pick", "topic~1")
+	expect(t, "p.go after cherry-pick", who(blame(t, fx, "app/p.go")), wantP...)
+
+	fx.Git("checkout", "-q", "main")
+	fx.Git("merge", "-q", "--squash", "topic")
+	fx.Git("commit", "-q", "--no-edit")
+	expect(t, "p.go after a local squash merge", who(blame(t, fx, "app/p.go")), wantP...)
+	expect(t, "q.go after a local squash merge", who(blame(t, fx, "lib/q.go")), wantQ...)
+}
