@@ -114,26 +114,9 @@ func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, 
 	if err != nil {
 		return nil, err
 	}
-	var commits []string
-	seen := map[string]bool{}
-	for _, l := range b.Lines {
-		if l.Commit != gitops.Uncommitted && !seen[l.Commit] {
-			seen[l.Commit] = true
-			commits = append(commits, l.Commit)
-		}
-	}
-	attrs, err := readAttribution(repo, commits)
-	if err != nil {
-		return nil, err
-	}
-	intents := newIntents(repo, commits)
-	for _, l := range b.Lines {
-		c := unknownLine
-		if l.Commit == gitops.Uncommitted {
-			c = uncommittedLine
-		} else if got := attrs[l.Commit].line(l.OrigPath, l.OrigLine); got != nil {
-			c = *got
-		}
+	view := cachedView(repo, b)
+	for i, l := range b.Lines {
+		c := view.Contributors[view.Line[i]]
 		text := ""
 		if l.Line >= 1 && l.Line <= len(texts) {
 			text = texts[l.Line-1]
@@ -152,8 +135,8 @@ func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, 
 				h.Time = m.AuthorTime.UTC().Format(time.RFC3339)
 			}
 		}
-		if l.Commit != gitops.Uncommitted {
-			h.Intent, h.Annotation = intents.at(l.Commit, l.OrigPath, l.OrigLine)
+		if k := len(res.Hunks); k < len(view.Intents) {
+			h.Intent, h.Annotation = view.Intents[k][0], view.Intents[k][1]
 		}
 		res.Hunks = append(res.Hunks, h)
 	}
@@ -172,24 +155,6 @@ func readAttribution(repo *gitops.Repo, commits []string) (map[string]*commitAtt
 		out[c] = resolve(rs)
 	}
 	return out, nil
-}
-
-// intents finds the annotation covering a blamed line.
-type intents struct {
-	byCommit map[string][]annotate.Decoded
-}
-
-func newIntents(repo *gitops.Repo, commits []string) *intents {
-	in := &intents{byCommit: map[string][]annotate.Decoded{}}
-	recs, err := notes.Open(repo, notes.Annotations).Read(commits)
-	if err != nil {
-		return in
-	}
-	now := time.Now()
-	for c, rs := range recs {
-		in.byCommit[c] = annotate.Live(rs, now)
-	}
-	return in
 }
 
 // at returns the intent and record id of the narrowest live region record

@@ -28,27 +28,10 @@ type LineAttribution struct {
 // OfBlame looks up the contributor of every blamed line in the attribution
 // of the commit blame names (one read of the notes ref).
 func OfBlame(repo *gitops.Repo, b *gitops.Blame) (*LineAttribution, error) {
-	var commits []string
-	seen := map[string]bool{}
-	for _, l := range b.Lines {
-		if l.Commit != gitops.Uncommitted && !seen[l.Commit] {
-			seen[l.Commit] = true
-			commits = append(commits, l.Commit)
-		}
-	}
-	attrs, err := readAttribution(repo, commits)
-	if err != nil {
-		return nil, err
-	}
+	v := cachedView(repo, b)
 	la := &LineAttribution{byLine: make(map[int]Contributor, len(b.Lines))}
-	for _, l := range b.Lines {
-		c := unknownLine
-		if l.Commit == gitops.Uncommitted {
-			c = uncommittedLine
-		} else if got := attrs[l.Commit].line(l.OrigPath, l.OrigLine); got != nil {
-			c = *got
-		}
-		la.byLine[l.Line] = c
+	for i, l := range b.Lines {
+		la.byLine[l.Line] = v.Contributors[v.Line[i]]
 	}
 	return la, nil
 }
