@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/why"
 )
 
@@ -69,6 +70,25 @@ func TestFlaggedExpiredAndSupersededRecordsAreLeftOut(t *testing.T) {
 			}
 		}
 	}
+	// The agent's pre-edit context (Claude Code's PreToolUse) reads through
+	// the same pipeline: only the live decisions reach the agent.
+	payload := `{"session_id":"s-life","cwd":"` + fx.Dir + `","hook_event_name":"PreToolUse","tool_name":"Edit",` +
+		`"tool_input":{"file_path":"` + fx.Path("svc/svc.go") + `","old_string":"return 4","new_string":"return 5"}}`
+	cmd := fx.Command(fixtures.Binary(t), "agent", "hook", "--agent", "claude", "PreToolUse")
+	cmd.Stdin = strings.NewReader(payload)
+	ctxOut, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("agent hook PreToolUse: %v", err)
+	}
+	if !strings.Contains(string(ctxOut), "kept decision") && !strings.Contains(string(ctxOut), "new decision") {
+		t.Errorf("the pre-edit context delivers no live decision: %s", ctxOut)
+	}
+	for _, gone := range []string{"expired decision", "flagged decision", "old decision"} {
+		if strings.Contains(string(ctxOut), gone) {
+			t.Errorf("the pre-edit context delivers %q: %s", gone, ctxOut)
+		}
+	}
+
 	marked := map[string]string{}
 	for _, r := range read(t, fx, "svc/svc.go", "--all").Regions {
 		state := ""

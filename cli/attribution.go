@@ -23,9 +23,9 @@ the agent and model), both (mixed), or nobody knows (unknown: the commit was
 made before gloss recorded attribution, or without its hooks). Each run of
 lines from one commit shows the intent of the annotation that covers it.
 
-It answers from gloss's blame cache and reads the attribution and
-annotation notes of the blamed commits in one pass each, so a warm blame
-costs about what a warm read does.
+It answers from gloss's blame cache and keeps each blame's contributors and
+intents in gloss's cache beside it (a new note, sync or rewrite refreshes
+them), so a warm blame of a whole file costs a fraction of git blame's.
 
   git gloss blame server/server.go
   git gloss blame src/terminal.go -L 120:180 --rev v0.40.0
@@ -88,6 +88,9 @@ func printBlame(s *styler, res *attribution.BlameResult) {
 				head = "not committed"
 			}
 			meta := strings.TrimSpace(hk.Author + " " + dateOf(hk.Time))
+			if hk.Commit == gitops.Uncommitted {
+				meta = ""
+			}
 			line := s.dim(head + " " + meta)
 			if hk.Intent != "" {
 				line += "  " + s.green(hk.Intent)
