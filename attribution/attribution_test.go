@@ -11,6 +11,7 @@ import (
 
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/why"
 )
 
 func newRepo(t *testing.T) *fixtures.Repo {
@@ -205,6 +206,25 @@ func TestAttributionThroughRewrites(t *testing.T) {
 	fx.MustGloss("carry", "--from", "main@{1}..feature", "--no-push")
 	expect(t, "c.go after carry", who(blame(t, fx, "app/c.go")), wantC...)
 	expect(t, "a.go after carry", who(blame(t, fx, "app/a.go")), wantA2...)
+
+	// read --json carries each region's attribution: the squash's region
+	// of c.go is the codex session's five lines and the person's one.
+	var rd why.ReadResult
+	if err := json.Unmarshal([]byte(fx.MustGloss("read", "--json", "app/c.go")), &rd); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rd.Regions {
+		if a := r.Attribution; a != nil && r.Current != nil && r.Current.Start == 1 && r.Current.End == 6 {
+			found = true
+			if a.AI != 3+2 || a.Human != 1 || len(a.Agents) != 1 || a.Agents[0].Agent != "codex" || a.Agents[0].Lines != 5 {
+				t.Errorf("c.go region attribution: %+v", a)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no region of c.go lines 1-6 with attribution: %+v", rd.Regions)
+	}
 }
 
 // history builds the test history and returns the repository and the
