@@ -113,6 +113,47 @@ func agentIn(identity string) string {
 	return ""
 }
 
+// agentDomains are email domains only agents commit from.
+var agentDomains = map[string]string{
+	"anthropic.com": "claude", "openai.com": "codex", "cursor.com": "cursor", "cursor.sh": "cursor", "anysphere.co": "cursor",
+	"aider.chat": "aider", "cognition.ai": "devin", "devin.ai": "devin", "codeium.com": "windsurf", "windsurf.com": "windsurf",
+	"opencode.ai": "opencode",
+}
+
+var identityRE = regexp.MustCompile(`^\s*(.*?)\s*(?:<([^>]*)>)?\s*$`)
+
+// agentIdentity names the agent a commit identity ("Name <email>") is,
+// "" for a person. People share names with agents (a Jules, a Claude), so
+// a name alone counts only when it is exactly an agent's name, or an
+// agent's name followed by a product or model word ("Claude Code",
+// "aider (gpt-4o)") with a no-reply or missing email; a bot account
+// ("copilot-swe-agent[bot]") or an agent vendor's email domain counts
+// on its own.
+func agentIdentity(identity string) string {
+	m := identityRE.FindStringSubmatch(identity)
+	name, email := strings.ToLower(m[1]), strings.ToLower(m[2])
+	if _, domain, ok := strings.Cut(email, "@"); ok {
+		for d, a := range agentDomains {
+			if domain == d || strings.HasSuffix(domain, "."+d) {
+				return a
+			}
+		}
+	}
+	if strings.Contains(name, "[bot]") || strings.Contains(email, "[bot]") {
+		return agentIn(name + " " + email)
+	}
+	first := strings.Trim(strings.Fields(name+" x")[0], "(),")
+	for _, a := range knownAgents {
+		if name == a.pattern {
+			return a.name
+		}
+		if first == a.pattern && (email == "" || strings.Contains(email, "noreply") || strings.Contains(email, "no-reply")) {
+			return a.name
+		}
+	}
+	return ""
+}
+
 var (
 	trailerRE = regexp.MustCompile(`(?mi)^(co-authored-by|agent|gloss-agent|model|gloss-model|generated-by|assisted-by):\s*(.+?)\s*$`)
 	parenRE   = regexp.MustCompile(`\(([^)]+)\)`)
@@ -135,7 +176,7 @@ func signalOf(c *gitops.Commit, env func(string) string) *Contributor {
 		}
 		return &Contributor{Type: AI, Agent: a, Model: model, Session: strings.TrimSpace(env("GLOSS_SESSION")), Basis: BasisEnv}
 	}
-	if a := agentIn(c.AuthorName + " <" + c.AuthorEmail + ">"); a != "" {
+	if a := agentIdentity(c.AuthorName + " <" + c.AuthorEmail + ">"); a != "" {
 		return &Contributor{Type: AI, Agent: a, Model: model, Basis: BasisAuthor}
 	}
 	var co *Contributor
@@ -143,13 +184,16 @@ func signalOf(c *gitops.Commit, env func(string) string) *Contributor {
 		key, val := strings.ToLower(m[1]), m[2]
 		switch key {
 		case "agent", "gloss-agent", "generated-by":
-			name := agentIn(val)
+			name := agentIdentity(val)
+			if name == "" {
+				name = agentIn(val)
+			}
 			if name == "" {
 				name = strings.Fields(val)[0]
 			}
 			return &Contributor{Type: AI, Agent: name, Model: firstNonEmpty(model, parenModel(val)), Basis: BasisTrailer}
 		case "co-authored-by", "assisted-by":
-			if name := agentIn(val); name != "" && co == nil {
+			if name := agentIdentity(val); name != "" && co == nil {
 				co = &Contributor{Type: Mixed, Agent: name, Model: firstNonEmpty(model, parenModel(val)), Basis: BasisTrailer}
 			}
 		}
