@@ -142,7 +142,7 @@ func agentIdentity(identity string) string {
 	if strings.Contains(name, "[bot]") || strings.Contains(email, "[bot]") {
 		return agentIn(name + " " + email)
 	}
-	first := strings.Trim(strings.Fields(name+" x")[0], "(),")
+	first := strings.Trim(strings.Fields(name + " x")[0], "(),")
 	for _, a := range knownAgents {
 		if name == a.pattern {
 			return a.name
