@@ -334,3 +334,27 @@ func TestCherryPickAndLocalSquashCarryAttribution(t *testing.T) {
 	expect(t, "p.go after a local squash merge", who(blame(t, fx, "app/p.go")), wantP...)
 	expect(t, "q.go after a local squash merge", who(blame(t, fx, "lib/q.go")), wantQ...)
 }
+
+// A person's "}" is not the agent's because the agent also wrote a "}"
+// into the file: a line with no word counts as the agent's only beside the
+// agent's real lines.
+func TestTrivialLinesNeedAgentNeighbours(t *testing.T) {
+	t.Parallel()
+	fx := newRepo(t)
+	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/x.go", "func A() {\n\treturn\n}\n")
+	fx.Write("app/x.go", "func A() {\n\treturn\n}\n\nfunc B() {\n}\n")
+	commitAll(t, fx, "feat: A by the agent, B by hand")
+	expect(t, "x.go", who(blame(t, fx, "app/x.go")), claude, claude, claude, human, human, human)
+}
+
+// A person who changes the last of the agent's lines makes it mixed (the
+// capture says the agent wrote that line's place); lines the person adds
+// after the agent's are the person's.
+func TestChangedEdgeLineIsMixed(t *testing.T) {
+	t.Parallel()
+	fx := newRepo(t)
+	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/e.go", numbered("agent", 4))
+	fx.Write("app/e.go", strings.Replace(numbered("agent", 4), "agent line 4", "hand line 4", 1)+"hand line 5\n")
+	commitAll(t, fx, "feat: e")
+	expect(t, "e.go", who(blame(t, fx, "app/e.go")), claude, claude, claude, mixed1, human)
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/gitops"
@@ -28,9 +29,21 @@ type computation struct {
 // fileLines is one changed file: the lines the commit introduced and
 // their texts' hashes.
 type fileLines struct {
-	path   string
-	lines  []int    // line numbers blame gives to the commit, ascending
-	hashes []string // parallel to lines
+	path    string
+	lines   []int    // line numbers blame gives to the commit, ascending
+	hashes  []string // parallel to lines
+	trivial []bool   // parallel to lines: blank or punctuation only ("}", ");")
+}
+
+// isTrivial reports whether a line carries no word: such lines ("}", a
+// blank) are written alike by everyone, so their hash alone proves nothing.
+func isTrivial(text string) bool {
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // Attribute computes and stores the attribution of commit from the agent
@@ -92,6 +105,7 @@ func changedLines(ctx context.Context, repo *gitops.Repo, c *gitops.Commit) ([]f
 			}
 			f.lines = append(f.lines, l.Line)
 			f.hashes = append(f.hashes, HashLine(texts[l.Line-1]))
+			f.trivial = append(f.trivial, isTrivial(texts[l.Line-1]))
 		}
 		if len(f.lines) > 0 {
 			out = append(out, f)
@@ -119,8 +133,12 @@ func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp compu
 		return nil, err
 	}
 	byHash := map[string]map[string]*Claim{} // file -> hash -> latest claim
+	written := map[string][][2]int{}         // file -> line ranges the agent's edits left
 	for i := range comp.claims {
 		cl := &comp.claims[i]
+		for _, r := range cl.Lines {
+			written[cl.File] = append(written[cl.File], [2]int{r.Start, r.End})
+		}
 		m := byHash[cl.File]
 		if m == nil {
 			m = map[string]*Claim{}
@@ -132,8 +150,8 @@ func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp compu
 	}
 	captured := false
 	for _, f := range files {
-		for _, h := range f.hashes {
-			if byHash[f.path][h] != nil {
+		for i, h := range f.hashes {
+			if byHash[f.path][h] != nil && !f.trivial[i] {
 				captured = true
 			}
 		}
@@ -155,6 +173,7 @@ func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp compu
 	for _, f := range files {
 		cs := make([]Contributor, len(f.lines))
 		decided := make([]bool, len(f.lines))
+		byCapture := make([]bool, len(f.lines))
 		carried := comp.carried[f.path]
 		for i, l := range f.lines {
 			if l <= len(carried) && carried[l-1] != nil {
@@ -167,29 +186,55 @@ func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp compu
 			}
 			if cl := byHash[f.path][f.hashes[i]]; cl != nil {
 				cs[i] = Contributor{Type: AI, Agent: cl.Agent, Model: cl.Model, Session: cl.Session, Basis: BasisCapture}
-				decided[i] = true
+				decided[i], byCapture[i] = true, true
 			}
 		}
-		// Blocks of consecutive added lines: a person's line inside an
-		// agent's block is mixed.
+		// Runs of lines matched by the capture: a run of trivial lines
+		// alone ("}", a blank) matched by text proves nothing and is
+		// dropped; a run with one of the agent's real lines is kept whole.
+		for s := 0; s < len(f.lines); {
+			if !byCapture[s] {
+				s++
+				continue
+			}
+			e, real := s, !f.trivial[s]
+			for e+1 < len(f.lines) && byCapture[e+1] && f.lines[e+1] == f.lines[e]+1 {
+				e++
+				real = real || !f.trivial[e]
+			}
+			for i := s; i <= e && !real; i++ {
+				byCapture[i], decided[i] = false, false
+			}
+			s = e + 1
+		}
+		// Blocks of consecutive added lines: in a block with the agent's
+		// lines, a line whose text is not the agent's but that lies between
+		// them, or where an agent's edit left its lines (a person changed
+		// it), is mixed; the person's lines around them are not.
 		for s := 0; s < len(f.lines); {
 			e := s
 			for e+1 < len(f.lines) && f.lines[e+1] == f.lines[e]+1 {
 				e++
 			}
-			var agentC *Contributor
+			first, last := -1, -1
 			for i := s; i <= e; i++ {
-				if decided[i] && cs[i].Type == AI && cs[i].Basis == BasisCapture {
-					agentC = &cs[i]
-					break
+				if byCapture[i] {
+					if first < 0 {
+						first = i
+					}
+					last = i
 				}
+			}
+			var agentC *Contributor
+			if first >= 0 {
+				agentC = &cs[first]
 			}
 			for i := s; i <= e; i++ {
 				if decided[i] {
 					continue
 				}
 				switch {
-				case agentC != nil:
+				case agentC != nil && (first < i && i < last || within(written[f.path], f.lines[i])):
 					cs[i] = Contributor{Type: Mixed, Agent: agentC.Agent, Model: agentC.Model, Session: agentC.Session, Basis: BasisCapture}
 				case captured:
 					cs[i] = person
@@ -209,6 +254,16 @@ func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp compu
 	}
 	rec := b.record()
 	return &rec, nil
+}
+
+// within reports whether line is in one of ranges.
+func within(ranges [][2]int, line int) bool {
+	for _, r := range ranges {
+		if r[0] <= line && line <= r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // regionsByAgent are the agent-authored annotation regions of a commit.

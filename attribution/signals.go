@@ -31,7 +31,11 @@ type Claim struct {
 	Model   string `json:"model,omitempty"`
 	Tool    string `json:"tool"`
 	File    string `json:"file"`
-	Hashes  []string
+	Lines   []struct {
+		Start int `json:"start"`
+		End   int `json:"end"`
+	} `json:"lines"`
+	Hashes []string
 }
 
 // claimSchema is the capture store's schema tag.
