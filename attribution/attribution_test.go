@@ -358,3 +358,33 @@ func TestChangedEdgeLineIsMixed(t *testing.T) {
 	commitAll(t, fx, "feat: e")
 	expect(t, "e.go", who(blame(t, fx, "app/e.go")), claude, claude, claude, mixed1, human)
 }
+
+// An interactive rebase that squashes and reorders keeps every line's
+// contributor.
+func TestInteractiveRebaseSquashKeepsAttribution(t *testing.T) {
+	t.Parallel()
+	fx := newRepo(t)
+	base := fx.Git("rev-parse", "HEAD")
+	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/r.go", numbered("agent", 5))
+	commitAll(t, fx, "feat: r")
+	fx.Write("app/r.go", strings.Replace(numbered("agent", 5), "agent line 3", "hand line 3", 1))
+	commitAll(t, fx, "fix: r line 3")
+	agentWrites(t, fx, "codex", "gpt-5-codex", "s2", "lib/s.go", numbered("codex", 2))
+	commitAll(t, fx, "feat: s")
+	wantR := who(blame(t, fx, "app/r.go"))
+	wantS := who(blame(t, fx, "lib/s.go"))
+	expect(t, "r.go", wantR, claude, claude, human, claude, claude)
+
+	// Move "feat: s" first and fold the fix into "feat: r".
+	editor := filepath.Join(t.TempDir(), "todo.sh")
+	script := "#!/bin/sh\nawk '/feat: r/{r=$0;next} /fix: r/{f=$0;sub(/^pick/,\"fixup\",f);next} {print} END{print r; print f}' \"$1\" > \"$1.new\" && mv \"$1.new\" \"$1\"\n"
+	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fx.Git("-c", "sequence.editor="+editor, "rebase", "-q", "-i", base)
+	if n := fx.Git("rev-list", "--count", base+"..HEAD"); n != "2" {
+		t.Fatalf("the rebase left %s commits, want 2", n)
+	}
+	expect(t, "r.go after squash and reorder", who(blame(t, fx, "app/r.go")), wantR...)
+	expect(t, "s.go after squash and reorder", who(blame(t, fx, "lib/s.go")), wantS...)
+}
