@@ -10,9 +10,12 @@ import (
 // Settings is the [agent] table of .gloss/config.toml: what the agent
 // hooks deliver, in tokens (about 4 bytes each).
 type Settings struct {
-	BudgetSession   int     `toml:"budget_tokens_session"`
-	BudgetEdit      int     `toml:"budget_tokens_edit"`
-	BudgetPrompt    int     `toml:"budget_tokens_prompt"`
+	BudgetSession int `toml:"budget_tokens_session"`
+	BudgetEdit    int `toml:"budget_tokens_edit"`
+	BudgetPrompt  int `toml:"budget_tokens_prompt"`
+	// PromptThreshold is the BM25 score a note needs to be delivered on a
+	// prompt; a note must also score at least half the best one, so a
+	// single common word does not bring a note along.
 	PromptThreshold float64 `toml:"prompt_threshold"`
 	// TimeoutMS is each event's time budget; past it the hook answers
 	// nothing and the agent goes on.
@@ -21,7 +24,7 @@ type Settings struct {
 
 // DefaultSettings are the [agent] defaults.
 func DefaultSettings() Settings {
-	return Settings{BudgetSession: 600, BudgetEdit: 800, BudgetPrompt: 500, PromptThreshold: 1.0, TimeoutMS: 1500}
+	return Settings{BudgetSession: 600, BudgetEdit: 800, BudgetPrompt: 500, PromptThreshold: 1.5, TimeoutMS: 1500}
 }
 
 // Timeout is the per-event time budget.

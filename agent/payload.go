@@ -321,8 +321,18 @@ func RelPath(root, cwd, p string) (string, bool) {
 		p = filepath.Join(base, p)
 	}
 	rel, err := filepath.Rel(root, filepath.Clean(p))
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return "", false
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		// The agent may name the tree through a symlink (macOS's /tmp):
+		// compare real paths before giving up.
+		realRoot, err1 := filepath.EvalSymlinks(root)
+		realDir, err2 := filepath.EvalSymlinks(filepath.Dir(p))
+		if err1 != nil || err2 != nil {
+			return "", false
+		}
+		rel, err = filepath.Rel(realRoot, filepath.Join(realDir, filepath.Base(p)))
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+			return "", false
+		}
 	}
 	return filepath.ToSlash(rel), true
 }

@@ -69,8 +69,11 @@ func UpdateSession(repo *gitops.Repo, id, agentName string, fn func(s *Session) 
 		return nil, err
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
+	var before []byte
 	if s == nil {
 		s = &Session{ID: id, Agent: agentName, Started: now}
+	} else {
+		before, _ = json.Marshal(s)
 	}
 	if s.Delivered == nil {
 		s.Delivered = map[string]bool{}
@@ -78,15 +81,26 @@ func UpdateSession(repo *gitops.Repo, id, agentName string, fn func(s *Session) 
 	if err := fn(s); err != nil {
 		return nil, err
 	}
-	s.Updated = now
 	if len(s.Prompts) > maxPrompts {
 		s.Prompts = s.Prompts[len(s.Prompts)-maxPrompts:]
 	}
+	if after, _ := json.Marshal(s); before != nil && bytes.Equal(before, after) {
+		return s, nil // nothing new: spare the write
+	}
+	s.Updated = now
 	data, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
-	return s, atomicfile.Write(p, data, 0o600)
+	// Session state is a convenience (a lost one only means an item is
+	// delivered twice): replaced atomically, without paying for fsync on
+	// the agent's time.
+	root, err := os.OpenRoot(filepath.Dir(p))
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return s, atomicfile.Replace(root, filepath.Base(p), data, 0o600)
 }
 
 // LoadSession returns a session's state, or nil when gloss has none.
