@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
-	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/treesitter"

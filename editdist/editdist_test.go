@@ -14,7 +14,7 @@ func TestBounded(t *testing.T) {
 		{"kitten", "sitting", 2, 3}, // over the limit: limit+1
 		{"a", "abcdef", 2, 3},
 		{"", "ab", 2, 2},
-		{"naïve", "naive", 1, 1}, // runes, not bytes
+		{"naïve", "naive", 1, 1},   // runes, not bytes
 		{"stauts", "status", 2, 1}, // a swap is one edit
 		{"stauts", "stats", 2, 1},
 		{"ab", "ba", 1, 1},
