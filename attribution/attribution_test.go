@@ -205,6 +205,11 @@ func TestAttributionThroughRewrites(t *testing.T) {
 	expect(t, "c.go after the squash, before carry", who(blame(t, fx, "app/c.go")), repeat("unknown", 6)...)
 	fx.MustGloss("carry", "--from", "main@{1}..feature", "--no-push")
 	expect(t, "c.go after carry", who(blame(t, fx, "app/c.go")), wantC...)
+	note := fx.Git("notes", "--ref", "gloss/attribution", "show", "HEAD")
+	fx.MustGloss("carry", "--from", "main@{1}..feature", "--no-push")
+	if again := fx.Git("notes", "--ref", "gloss/attribution", "show", "HEAD"); again != note {
+		t.Errorf("a second carry wrote again:\n%s\nthen\n%s", note, again)
+	}
 	expect(t, "a.go after carry", who(blame(t, fx, "app/a.go")), wantA2...)
 
 	// read --json carries each region's attribution: the squash's region

@@ -2,6 +2,7 @@ package attribution
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/gloss-dev/gloss/gitops"
@@ -34,6 +35,15 @@ func carry(ctx context.Context, repo *gitops.Repo, sources []string, target, kin
 			supersedes = append(supersedes, ca.ids...)
 			if s != target {
 				any = true
+			}
+		}
+	}
+	if ca := attrs[target]; ca != nil && !fresh {
+		// Carried before (carry run twice, a rewrite reported twice):
+		// nothing new to write.
+		for _, r := range ca.recs {
+			if r.Source == kind && slices.Equal(r.DerivedFrom, sources) {
+				return nil, nil
 			}
 		}
 	}

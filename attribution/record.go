@@ -151,7 +151,8 @@ func (r *Record) lookup(f *File, line int) *Contributor {
 // record that speaks for it (the newest live record naming the file).
 type commitAttribution struct {
 	files map[string]fileRef
-	ids   []string // ids of the live records
+	ids   []string  // ids of the live records
+	recs  []*Record // the live records, oldest first
 }
 
 type fileRef struct {
@@ -177,7 +178,7 @@ func resolve(recs []notes.Record) *commitAttribution {
 		return nil
 	}
 	sort.SliceStable(decoded, func(i, j int) bool { return decoded[i].ID < decoded[j].ID })
-	ca := &commitAttribution{files: map[string]fileRef{}}
+	ca := &commitAttribution{files: map[string]fileRef{}, recs: decoded}
 	for _, rec := range decoded {
 		ca.ids = append(ca.ids, rec.ID)
 		for i := range rec.Files {
