@@ -203,7 +203,7 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 		if c.File == "" {
 			s := Summary{Header: notes.NewHeader(Schema), Kind: KindSummary, Commit: commit.ID,
 				Intent: c.Intent, Reasoning: c.Reasoning, Risks: c.Risks, Tags: c.Tags,
-				Author: author, Source: SourceAgent, Files: []string{}}
+				Author: author, Source: SourceAgent, Files: []string{}, Expires: c.Expires}
 			for _, t := range c.Constraints {
 				s.Constraints = append(s.Constraints, Constraint{Text: t, Source: "author"})
 			}

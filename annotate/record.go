@@ -94,6 +94,7 @@ type Region struct {
 	Source               string       `json:"source" jsonschema:"hook, agent, amend, rebase, cherry-pick, squash or import"`
 	DerivedFrom          []string     `json:"derived_from,omitempty" jsonschema:"commits this record was carried over from"`
 	Origin               *Origin      `json:"origin,omitempty" jsonschema:"for imported records: the tool, schema and entry kind they came from"`
+	Expires              string       `json:"expires,omitempty" jsonschema:"date (YYYY-MM-DD or RFC 3339) after which the record is no longer delivered"`
 }
 
 // Summary is the commit-level record.
@@ -111,6 +112,7 @@ type Summary struct {
 	Source      string       `json:"source"`
 	DerivedFrom []string     `json:"derived_from,omitempty"`
 	Origin      *Origin      `json:"origin,omitempty"`
+	Expires     string       `json:"expires,omitempty"`
 }
 
 func init() {

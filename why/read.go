@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/config"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
@@ -36,6 +38,7 @@ type Query struct {
 	Lines     *annotate.Lines `json:"lines,omitempty" jsonschema:"line range in today's file, when there is no anchor"`
 	MaxTokens int             `json:"max_tokens,omitempty" jsonschema:"budget for the answer, about 4 bytes a token; 0 for no limit"`
 	Rev       string          `json:"rev,omitempty" jsonschema:"revision to read at; default the working tree"`
+	All       bool            `json:"all,omitempty" jsonschema:"also return superseded, flagged and expired records, marked"`
 }
 
 // Target is what the query resolved to.
@@ -67,6 +70,10 @@ type RegionView struct {
 	Score                float64               `json:"score"`
 	Stale                bool                  `json:"stale" jsonschema:"later commits changed these lines"`
 	LaterCommits         int                   `json:"later_commits"`
+	Expires              string                `json:"expires,omitempty"`
+	Status               *annotate.Status      `json:"status,omitempty" jsonschema:"set when the record is superseded, flagged or expired (only with all)"`
+	Trust                string                `json:"trust,omitempty" jsonschema:"directive (by an author the team trusts, [annotations] trusted) or claim; empty when the team trusts no one in particular"`
+	Attribution          *attribution.Summary  `json:"attribution,omitempty" jsonschema:"who wrote the region's lines as they are now"`
 }
 
 // ReadStats says how the answer was found.
@@ -263,10 +270,15 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 		}
 	}
 	views := []RegionView{}
+	now := time.Now()
 	for c, rs := range recs {
 		decoded, unknown := decode(rs)
 		res.Skipped += unknown
 		res.Stats.RecordsConsidered += len(decoded)
+		var status map[string]annotate.Status
+		if q.All {
+			decoded, status = annotate.Classify(rs, now)
+		}
 		o := byCommit[c]
 		filled := fillCommitIntent(decoded)
 		for _, d := range decoded {
@@ -288,6 +300,9 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 				continue
 			}
 			v := view(r, times[c])
+			if st, ok := status[r.ID]; ok && st.State != annotate.StateLive {
+				v.Status = &st
+			}
 			if filled[r] {
 				v.IntentFrom = "commit"
 			}
@@ -302,7 +317,30 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 		}
 	}
 	res.Stats.RegionsMatched = len(views)
+	trusted := trustedAuthors(repo)
+	if len(trusted) > 0 {
+		for i := range views {
+			views[i].Trust = "claim"
+			if isTrusted(repo, trusted, views[i]) {
+				views[i].Trust = "directive"
+			}
+		}
+	}
+	if attrs, err := attribution.OfBlame(repo, blame); err == nil {
+		for i := range views {
+			if cur := views[i].Current; cur != nil {
+				views[i].Attribution = attrs.Summarize(cur.Start, cur.End)
+			}
+		}
+	}
 	sort.SliceStable(views, func(i, j int) bool {
+		// Live records before marked ones, directives before claims.
+		if (views[i].Status == nil) != (views[j].Status == nil) {
+			return views[i].Status == nil
+		}
+		if views[i].Trust != views[j].Trust {
+			return views[i].Trust == "directive"
+		}
 		if views[i].Score != views[j].Score {
 			return views[i].Score > views[j].Score
 		}
@@ -398,13 +436,59 @@ func (n *noteRead) rest(store *notes.Store, want []string) (map[string][]notes.R
 	return recs, skipped + n.skipped, nil
 }
 
-// decode reads the live annotation records of one note and counts the
-// records it could not read as annotations (another schema, an unknown
-// kind, a shape that does not decode).
+// decode reads the live annotation records of one note (not superseded,
+// flagged or expired) and counts the records it could not read as
+// annotations (another schema, an unknown kind, a shape that does not
+// decode; flags are read, not skipped).
 func decode(recs []notes.Record) (decoded []annotate.Decoded, unknown int) {
 	live := notes.Resolve(recs)
-	decoded = annotate.Decode(live)
-	return decoded, len(live) - len(decoded)
+	flags := 0
+	for _, r := range live {
+		if annotate.IsFlag(r) {
+			flags++
+		}
+	}
+	unknown = len(live) - len(annotate.Decode(live)) - flags
+	return annotate.Live(recs, time.Now()), unknown
+}
+
+// trustedAuthors is the team's list of trusted authors ([annotations]
+// trusted in .gloss/config.toml): names or emails.
+func trustedAuthors(repo *gitops.Repo) []string {
+	cfg, err := config.LoadTeam(repo)
+	if err != nil {
+		return nil
+	}
+	var sec struct {
+		Trusted []string `toml:"trusted"`
+	}
+	if cfg.Section("annotations", &sec) != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range sec.Trusted {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// isTrusted reports whether a record's author is trusted: its author name,
+// or the name or email of the author of the commit it is on.
+func isTrusted(repo *gitops.Repo, trusted []string, v RegionView) bool {
+	names := []string{strings.ToLower(v.Author.Name)}
+	if c, err := repo.LookupCommit(v.Commit); err == nil && (v.Author.Kind == "human" || v.Author.Name == "") && v.Source != annotate.SourceAgent {
+		names = append(names, strings.ToLower(c.AuthorName), strings.ToLower(c.AuthorEmail))
+	}
+	for _, n := range names {
+		for _, t := range trusted {
+			if n != "" && n == t {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // noAnnotationsNote explains an empty answer. In a clone that has no gloss
@@ -473,7 +557,7 @@ func view(r *annotate.Region, t time.Time) RegionView {
 		ID: r.ID, Commit: r.Commit, File: r.File, Anchor: r.Anchor, Lines: r.Lines,
 		Intent: r.Intent, Reasoning: r.Reasoning, Constraints: r.Constraints,
 		RejectedAlternatives: r.RejectedAlternatives, Deps: r.Deps, Risks: r.Risks, Tags: r.Tags,
-		Author: r.Author, Source: r.Source,
+		Author: r.Author, Source: r.Source, Expires: r.Expires,
 	}
 	if !t.IsZero() {
 		v.Time = t.UTC().Format(time.RFC3339)
