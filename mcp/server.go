@@ -114,9 +114,14 @@ func selectToolsets(opts Options) (map[string]bool, error) {
 
 // New builds the server.
 func New(opts Options) (*sdk.Server, error) {
+	s, _, err := newServer(opts)
+	return s, err
+}
+
+func newServer(opts Options) (*sdk.Server, *registry, error) {
 	selected, err := selectToolsets(opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "gloss", Title: "gloss", Version: buildinfo.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
@@ -124,6 +129,7 @@ func New(opts Options) (*sdk.Server, error) {
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: opts.Dynamic}},
 	})
 	r := &registry{server: s, dir: opts.Dir, readOnly: opts.ReadOnly, outputSchemas: opts.OutputSchemas,
+		handles:  &handlePool{dir: opts.Dir},
 		required: map[string][]string{}, enabled: map[string]bool{}}
 	s.AddReceivingMiddleware(recoverPanics, r.requireArguments)
 	if opts.Dynamic {
@@ -137,16 +143,17 @@ func New(opts Options) (*sdk.Server, error) {
 	if debugEnabled() && (len(opts.Toolsets) == 0 || selected[debugToolset]) {
 		registerDebug(r)
 	}
-	return s, nil
+	return s, r, nil
 }
 
 // Serve runs the server on in/out until the input ends or SIGTERM/SIGINT
 // arrives; both end it cleanly (nil error).
 func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
-	s, err := New(opts)
+	s, r, err := newServer(opts)
 	if err != nil {
 		return err
 	}
+	defer r.handles.close()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	t := &stdioTransport{in: in, out: out, drainTimeout: 30 * time.Second,
