@@ -28,6 +28,9 @@ type registry struct {
 	mu       sync.Mutex
 	required map[string][]string // tool name → its required arguments
 	enabled  map[string]bool     // toolsets whose tools are registered
+	defs     []*sdk.Tool         // the tools registered, as listed
+	dynamic  bool                // list_toolsets and enable_toolset are there
+	source   string              // who chose the toolsets: "flag", "team" or "default"
 }
 
 // toolDef describes one tool.
@@ -105,6 +108,7 @@ func addTool[In any](r *registry, def toolDef, fn func(ctx context.Context, c *c
 	}
 	r.mu.Lock()
 	r.required[def.Name] = in.Required
+	r.defs = append(r.defs, t)
 	r.mu.Unlock()
 	dir, handles := r.dir, r.handles
 	sdk.AddTool(r.server, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
