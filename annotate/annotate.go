@@ -56,6 +56,9 @@ func Capture(ctx context.Context, repo *gitops.Repo, commitID string, opts Optio
 	base := Context{Intent: msg.subject, Reasoning: msg.body}
 	msg.apply(&base)
 	hookAuthor := Author{Kind: "human", Name: commit.AuthorName}
+	if a, ok := LaunchedAgent(); ok {
+		hookAuthor = a // a commit of the agent `task work` launched
+	}
 	for _, f := range view.files {
 		for i := range f.regions {
 			r := &f.regions[i]

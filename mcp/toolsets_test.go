@@ -108,7 +108,7 @@ func TestUnknownToolNamesItsToolset(t *testing.T) {
 		}
 		s := startServerArgs(t, fx.Dir, c.args)
 		s.initialize("2025-06-18")
-		s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{}}}`+"\n")
+		s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{}}}` + "\n")
 		reply := s.next()
 		if errCode(reply) != -32602 {
 			t.Errorf("%v: %s: code %d, want -32602", c.args, tool, errCode(reply))
