@@ -138,7 +138,7 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	t := &stdioTransport{in: in, out: out, drainTimeout: 30 * time.Second,
-		initializeExtras: func() map[string]string { return initializeNotes(opts.Dir) }}
+		initializeExtras: func() map[string]string { return initializeNotes(r.handles) }}
 	err = s.Run(ctx, t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,12 +37,15 @@ func main() {
 	warm := flag.Int("warm", 3, "untimed calls first (caches, page cache)")
 	blame := flag.String("blame", "", "FILE:START,END: also time git blame --porcelain -L START,END FILE, N times")
 	serverArgs := flag.String("server-args", "", "extra arguments for git-gloss mcp (space-separated)")
+	flag.IntVar(&concurrency, "concurrency", 1, "calls in flight at once (the N calls are shared among them)")
 	flag.Parse()
 	if err := run(*bin, *repo, *tool, *args, *n, *warm, *blame, strings.Fields(*serverArgs)); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpcalls:", err)
 		os.Exit(1)
 	}
 }
+
+var concurrency int
 
 func run(bin, repo, tool, argsJSON string, n, warm int, blame string, serverArgs []string) error {
 	bin, err := filepath.Abs(bin)
@@ -86,15 +90,40 @@ func run(bin, repo, tool, argsJSON string, n, warm int, blame string, serverArgs
 			return err
 		}
 	}
-	times := make([]time.Duration, 0, n)
-	for range n {
-		d, err := call()
-		if err != nil {
-			return err
-		}
-		times = append(times, d)
+	times := make([]time.Duration, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
 	}
-	report("mcp "+tool, times)
+	close(next)
+	wall := time.Now()
+	for range max(1, concurrency) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				d, err := call()
+				if err != nil {
+					errs <- err
+					return
+				}
+				times[i] = d
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	label := "mcp " + tool
+	if concurrency > 1 {
+		label += fmt.Sprintf(" (%d in flight)", concurrency)
+	}
+	report(label, times)
+	fmt.Printf("%-50s %s for %d calls\n", "", ms(time.Since(wall)), n)
 	if blame == "" {
 		return nil
 	}
