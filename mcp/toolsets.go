@@ -72,8 +72,9 @@ type selection struct {
 	source  string   // "flag", "team" or "default"
 }
 
-// selectToolsets applies the rules above. The repository is opened only
-// when the flag does not decide alone.
+// selectToolsets applies the rules above. It takes the session's first
+// repository handle (a directory that is no repository leaves rules 2 and 3
+// with nothing to read: the base default).
 func selectToolsets(opts Options, handles *handlePool) (selection, error) {
 	sel := selection{on: map[string]bool{"core": opts.Dynamic}, source: "flag"} // dynamic mode always starts from core
 	names := opts.Toolsets
