@@ -65,18 +65,21 @@ client's MCP configuration, keeping every other server and key in the file.
 A file that is not valid JSON is left untouched and reported.
 "git gloss uninstall" removes the entry again.
 
-Which tools the agent sees, first rule that applies:
-  1. --toolsets here, written into the entry as the server's --toolsets:
-       git gloss mcp install --toolsets default,tasks
-       git gloss mcp install --toolsets all
-     (--toolsets default takes the list out of the entry again);
-  2. the team's choice in .gloss/config.toml:
-       [mcp]
-       toolsets = ["default", "notebook"]
-  3. the repository's default: core, annotations and specs, plus tasks
-     when there are task files, documents when .noma files are tracked and
-     notebook when the notebook holds notes, within a 24 KB tools/list
-     budget (what does not fit is one enable_toolset call away).`
+Which tools the agent sees: first, --toolsets here, written into the entry
+as the server's own --toolsets ("default" takes the list out again):
+
+  git gloss mcp install --toolsets default,tasks
+  git gloss mcp install --toolsets all --client vscode
+
+Without it, the team's choice in .gloss/config.toml:
+
+  [mcp]
+  toolsets = ["default", "notebook"]
+
+Else the repository's default: core, annotations and specs, plus tasks
+when there are task files, documents when .noma files are tracked and
+notebook when the notebook holds notes, within a 24 KB tools/list budget
+(what does not fit is one enable_toolset call away).`
 }
 
 // Run registers the server.
