@@ -24,7 +24,19 @@ func (r *Repo) IndexHasSuffix(suffix string) bool {
 		return false
 	}
 	if v := binary.BigEndian.Uint32(data[4:8]); v == 2 || v == 3 {
-		return bytes.Contains(data[12:], append([]byte(suffix), 0))
+		needle := append([]byte(suffix), 0)
+		if bytes.Contains(data[12:], needle) {
+			return true
+		}
+		// With core.splitIndex most entries live in a shared index file
+		// beside it (libgit2 does not read split indexes either).
+		shared, _ := filepath.Glob(filepath.Join(r.gitDir, "sharedindex.*"))
+		for _, f := range shared {
+			if d, err := os.ReadFile(f); err == nil && bytes.Contains(d, needle) {
+				return true
+			}
+		}
+		return false
 	}
 	idx, err := r.r.Index()
 	if err != nil {
