@@ -65,6 +65,9 @@ func Capture(ctx context.Context, repo *gitops.Repo, commitID string, opts Optio
 	base := Context{Reasoning: msg.body}
 	msg.apply(&base)
 	hookAuthor := Author{Kind: "human", Name: commit.AuthorName}
+	if a, ok := LaunchedAgent(); ok {
+		hookAuthor = a // a commit of the agent `task work` launched
+	}
 	work := map[string]*AgentWork{}
 	for i := range opts.Agent {
 		work[opts.Agent[i].File] = &opts.Agent[i]

@@ -204,7 +204,7 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 			clients = []string{"claude"}
 		}
 		for _, c := range clients {
-			ch, err := installMCP(repo, m, c, false)
+			ch, err := installMCP(repo, m, c, false, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -295,11 +295,18 @@ func ensureConfig(ctx context.Context, repo *gitops.Repo, key, value string) (Co
 // InstallMCP registers gloss with one MCP client, in the repository or in
 // the user's global configuration.
 func InstallMCP(ctx context.Context, repo *gitops.Repo, client string, global bool) (*Result, error) {
+	return RegisterMCP(ctx, repo, client, global, nil)
+}
+
+// RegisterMCP is InstallMCP that also sets the server's toolsets: nil
+// keeps what an existing entry has, an empty list removes them (the server
+// then follows the team's [mcp] toolsets or the repository's default).
+func RegisterMCP(ctx context.Context, repo *gitops.Repo, client string, global bool, toolsets []string) (*Result, error) {
 	m, err := loadManifest(repo)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := installMCP(repo, m, client, global)
+	ch, err := installMCP(repo, m, client, global, toolsets)
 	if err != nil {
 		return nil, err
 	}
@@ -311,11 +318,12 @@ func InstallMCP(ctx context.Context, repo *gitops.Repo, client string, global bo
 	return res, nil
 }
 
-func installMCP(repo *gitops.Repo, m *manifest, client string, global bool) (MCPChange, error) {
+func installMCP(repo *gitops.Repo, m *manifest, client string, global bool, toolsets []string) (MCPChange, error) {
 	t, err := TargetFor(client, repo.Root(), global)
 	if err != nil {
 		return MCPChange{}, err
 	}
+	t.Toolsets = toolsets
 	ch, err := registerServer(t)
 	if err != nil {
 		return ch, err
