@@ -95,7 +95,7 @@ type Store struct {
 	// from the read that decides it to the commit that records it.
 	mu       sync.Mutex
 	depth    int
-	unlockFn func()
+	lock     *os.File          // the held lock file, which also keeps the write journal
 	undo     map[string][]byte // bytes of the files saved under the lock, nil for new files
 }
 
