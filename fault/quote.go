@@ -56,3 +56,12 @@ func Line(s string) string {
 	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
 }
+
+// Quoted is Quote that always quotes: for messages whose form names the
+// input in quotes. Input longer than MaxQuote bytes is cut the same way.
+func Quoted(s string) string {
+	if len(s) > MaxQuote {
+		return Quote(s)
+	}
+	return strconv.Quote(s)
+}

@@ -26,7 +26,7 @@ var (
 )
 
 func refuse(p string, err error) error {
-	return &fault.Error{Kind: fault.Usage, Err: fmt.Errorf("%q: %w", p, err)}
+	return &fault.Error{Kind: fault.Usage, Err: fmt.Errorf("%s: %w", fault.Quoted(p), err)}
 }
 
 // Clean validates p against the directory root and returns it as a clean,
