@@ -166,7 +166,7 @@ func (g *Globals) report(err error) int {
 	}
 	code := exitCodeFor(err)
 	if g.JSON && !errors.Is(err, errSilent) {
-		g.printJSON(schemas.ErrorOutput{Schema: "gloss-error/v1", Error: err.Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
+		g.printJSON(schemas.ErrorOutput{Schema: "gloss-error/v1", Error: fault.Bounded(err).Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
 	}
 	if !errors.Is(err, errSilent) {
 		fmt.Fprintln(g.stderr, "git gloss: error:", errorText(err))
@@ -179,7 +179,7 @@ func (g *Globals) report(err error) int {
 // are escaped, and the lines of a message that has several are indented,
 // so no line of it can pass for a CI runner's "::command".
 func errorText(err error) string {
-	lines := strings.Split(err.Error(), "\n")
+	lines := strings.Split(fault.Bounded(err).Error(), "\n")
 	for i, l := range lines {
 		lines[i] = fault.Line(l)
 	}

@@ -22,11 +22,7 @@ const MaxQuote = 256
 // MaxQuote bytes is cut to a prefix followed by its length.
 func Quote(s string) string {
 	if len(s) > MaxQuote {
-		cut := MaxQuote
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
+		return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(prefix(s)), len(s))
 	}
 	if plain(s) {
 		return s
@@ -65,3 +61,60 @@ func Quoted(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// Bound returns args with every string longer than MaxQuote cut to a
+// prefix that says how long it was: for messages built with fmt whose
+// arguments are user input.
+func Bound(args ...any) []any {
+	var out []any // a copy, made only when something is cut
+	for i, a := range args {
+		if s, ok := a.(string); ok && len(s) > MaxQuote {
+			if out == nil {
+				out = append([]any(nil), args...)
+			}
+			out[i] = prefix(s) + fmt.Sprintf("… (%d bytes)", len(s))
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// prefix cuts s to at most MaxQuote bytes, at a rune boundary.
+func prefix(s string) string {
+	if len(s) <= MaxQuote {
+		return s
+	}
+	cut := MaxQuote
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// MaxMessage bounds an error message as the front doors print or return
+// it: a last guard for messages built elsewhere than here.
+const MaxMessage = 8 << 10
+
+// Bounded returns err, or, when its message is longer than MaxMessage,
+// an error with the message cut (errors.Is and As still see err).
+func Bounded(err error) error {
+	if err == nil || len(err.Error()) <= MaxMessage {
+		return err
+	}
+	return &bounded{err}
+}
+
+type bounded struct{ err error }
+
+func (b *bounded) Error() string {
+	msg := b.err.Error()
+	cut := MaxMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (message cut at %d of %d bytes)", msg[:cut], cut, len(msg))
+}
+
+func (b *bounded) Unwrap() error { return b.err }

@@ -353,7 +353,7 @@ func (t *Tree) lockPath(real string) string {
 // fs.ErrNotExist to errors.Is, so callers need not translate.
 type noSuchFile string
 
-func (p noSuchFile) Error() string        { return string(p) + ": no such file" }
+func (p noSuchFile) Error() string        { return fault.Quote(string(p)) + ": no such file" }
 func (p noSuchFile) Is(target error) bool { return target == fs.ErrNotExist }
 
 // RepoPath validates p as the name of a file in the repository's history
