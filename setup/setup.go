@@ -63,6 +63,29 @@ type Result struct {
 	// tree (the notebook); uninstall removes those nobody changed or
 	// committed since, and lists them here.
 	Scaffolded []string `json:"scaffolded"`
+	// Skipped lists the parts of the setup init left out because the
+	// repository's own files made them unsafe (a client file or the
+	// notebook reached through a link into .git or out of the tree); the
+	// rest is set up.
+	Skipped []Skipped `json:"skipped"`
+}
+
+// Skipped is a part of the setup left out, and why.
+type Skipped struct {
+	What   string `json:"what"`
+	Reason string `json:"reason"`
+}
+
+// SkipRefused records what as skipped when err is a refusal of the
+// repository's content (a usage error: the resolver refused a path, a
+// file is not what it must be) and reports whether it did; any other
+// error is for the caller to return.
+func (r *Result) SkipRefused(what string, err error) bool {
+	if fault.KindOf(err) != fault.Usage {
+		return false
+	}
+	r.Skipped = append(r.Skipped, Skipped{What: what, Reason: fault.Line(err.Error())})
+	return true
 }
 
 // manifest is what init added, kept in <git common dir>/gloss/install.json.
@@ -140,6 +163,15 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 	}
 	res := &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
 
+	// What is done is recorded even when a later step fails, so that
+	// uninstall can take it back.
+	saved := false
+	defer func() {
+		if !saved {
+			m.Version = SetupVersion
+			_ = m.save(repo)
+		}
+	}()
 	before := m.TeamHooks
 	hooks, err := installHooks(ctx, repo, m)
 	if err != nil {
@@ -186,12 +218,16 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 		for _, c := range clients {
 			ch, err := installMCP(repo, m, c, false)
 			if err != nil {
+				if res.SkipRefused("mcp "+c, err) {
+					continue
+				}
 				return nil, err
 			}
 			res.MCP = append(res.MCP, ch)
 		}
 	}
 	m.Version = SetupVersion
+	saved = true
 	if err := m.save(repo); err != nil {
 		return nil, err
 	}

@@ -297,6 +297,7 @@ func TestTaskFolderLinkIntoGitDir(t *testing.T) {
 // A fresh clone of a hostile repository: init must not scaffold the
 // notebook into .git nor write .mcp.json through a link into it.
 func TestInitInHostileClone(t *testing.T) {
+	t.Parallel()
 	src := fixtures.NewRepo(t)
 	src.Commit("base", map[string]string{
 		"README.md":          "# demo\n",
@@ -322,6 +323,96 @@ func TestInitInHostileClone(t *testing.T) {
 	}
 	if out, err := c.GitErr("status"); err != nil {
 		t.Fatalf("git broken after init: %v %s", err, out)
+	}
+}
+
+// In a clone whose own files make part of the setup unsafe, init sets up
+// the rest, says what it skipped and exits 0 — never an error after half
+// the setup — and uninstall then takes back everything it did. Each case
+// is a clone of its own: a client file linked into .git or a directory,
+// .gloss linked into .git or out of the repository, the notebook folder
+// linked into .git, a team hooks folder (core.hooksPath) linked out of the
+// repository.
+func TestInitSkipsWhatIsUnsafeAndFinishesTheRest(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	cases := []struct {
+		name    string
+		links   map[string]string
+		files   map[string]string
+		hooks   string // core.hooksPath to set in the clone
+		skipped string
+	}{
+		{name: "mcp into .git", links: map[string]string{".mcp.json": ".git/hooks/pre-commit"}, skipped: "mcp claude"},
+		{name: "mcp is a folder", files: map[string]string{".mcp.json/x": ""}, skipped: "mcp claude"},
+		{name: ".gloss into .git", links: map[string]string{".gloss": ".git"}, skipped: "notebook"},
+		{name: ".gloss outside", links: map[string]string{".gloss": outside}, skipped: "notebook"},
+		{name: "notebook into .git", links: map[string]string{".gloss/notebook": "../.git/refs/heads"}, skipped: "notebook"},
+		{name: "hooks outside", links: map[string]string{".githooks": outside}, hooks: ".githooks"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := fixtures.NewRepo(t)
+			src.Commit("base", map[string]string{"README.md": "# demo\n"})
+			for p, c := range tc.files {
+				src.Write(p, c)
+			}
+			for link, target := range tc.links {
+				if err := os.MkdirAll(filepath.Dir(src.Path(link)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, src.Path(link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src.Git("add", "-A")
+			src.Git("commit", "-qm", "hostile")
+			bare := fixtures.NewBare(t)
+			src.Git("push", "-q", bare, "main")
+			c := fixtures.Clone(t, bare)
+			if tc.hooks != "" {
+				c.Git("config", "core.hooksPath", tc.hooks)
+			}
+			heads := snapshot(t, c.Path(".git/refs/heads"))
+			outSum := snapshot(t, outside)
+			out, err := c.Gloss("init", "--json")
+			if err != nil {
+				t.Fatalf("init failed after changing things: %v\n%s", err, out)
+			}
+			var res struct {
+				Hooks   []struct{ Action string }
+				Skipped []struct{ What, Reason string }
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if len(res.Hooks) == 0 {
+				t.Errorf("the hooks were not set up: %s", out)
+			}
+			if tc.skipped != "" && (len(res.Skipped) != 1 || res.Skipped[0].What != tc.skipped || res.Skipped[0].Reason == "") {
+				t.Errorf("skipped %+v, want %s with its reason", res.Skipped, tc.skipped)
+			}
+			if got := snapshot(t, c.Path(".git/refs/heads")); got != heads {
+				t.Errorf("init wrote into .git/refs/heads: %v", diffLines(heads, got))
+			}
+			if got := snapshot(t, outside); got != outSum {
+				t.Errorf("init wrote outside the repository: %v", diffLines(outSum, got))
+			}
+			if data, err := os.ReadFile(c.Path(".git/hooks/pre-commit")); err == nil && strings.Contains(string(data), "mcpServers") {
+				t.Errorf("init wrote .mcp.json through a link into .git/hooks/pre-commit")
+			}
+			// What init did, uninstall takes back: it was all recorded.
+			c.MustGloss("uninstall")
+			if cfg, _ := c.GitErr("config", "--get-regexp", "gloss|notes\\.(rewriteRef|displayRef)|core\\.hookspath"); strings.Contains(cfg, "refs/notes/gloss") || strings.Contains(cfg, ".git/gloss/hooks") {
+				t.Errorf("config left after uninstall:\n%s", cfg)
+			}
+			for _, h := range []string{"post-commit", "pre-push"} {
+				if data, err := os.ReadFile(c.Path(".git/hooks/" + h)); err == nil && strings.Contains(string(data), "gloss") {
+					t.Errorf("hook %s left after uninstall", h)
+				}
+			}
+		})
 	}
 }
 
