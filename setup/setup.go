@@ -162,6 +162,32 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 		return nil, err
 	}
 	res := &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
+	clients := opts.Clients
+	if len(clients) == 0 {
+		clients = []string{"claude"}
+	}
+	if opts.NoMCP {
+		clients = nil
+	}
+	// Client files are checked before anything changes: a broken one is
+	// refused now, not after the hooks are in; one the resolver refuses
+	// (the repository's own content made it unsafe) is skipped.
+	var register []string
+	for _, c := range clients {
+		t, err := TargetFor(c, repo.Root(), false)
+		if err != nil {
+			return nil, err
+		}
+		unsafe, err := checkTarget(t)
+		if err != nil {
+			return nil, err
+		}
+		if unsafe != nil {
+			res.SkipRefused("mcp "+c, fault.As(fault.Usage, unsafe))
+			continue
+		}
+		register = append(register, c)
+	}
 
 	// What is done is recorded even when a later step fails, so that
 	// uninstall can take it back.
@@ -210,21 +236,12 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 		return nil, err
 	}
 
-	if !opts.NoMCP {
-		clients := opts.Clients
-		if len(clients) == 0 {
-			clients = []string{"claude"}
+	for _, c := range register {
+		ch, err := installMCP(repo, m, c, false)
+		if err != nil {
+			return nil, err
 		}
-		for _, c := range clients {
-			ch, err := installMCP(repo, m, c, false)
-			if err != nil {
-				if res.SkipRefused("mcp "+c, err) {
-					continue
-				}
-				return nil, err
-			}
-			res.MCP = append(res.MCP, ch)
-		}
+		res.MCP = append(res.MCP, ch)
 	}
 	m.Version = SetupVersion
 	saved = true

@@ -20,16 +20,19 @@ import (
 )
 
 // Eight writers, ten writes each, on the same file: half of them through
-// the CLI (one process per write), half through their own MCP server.
+// the CLI (one process per write), half through their own MCP server. Task
+// updates are a commit each, serialized by the task lock: five each (40
+// contended commits) prove what ten do, in half the time.
 const (
-	writers = 8
-	writes  = 10
+	writers    = 8
+	writes     = 10
+	taskWrites = 5
 )
 
 // race runs writers concurrently; write(w, i) performs write i of writer
 // w and reports whether gloss said it succeeded. It returns the names of
 // the writes reported OK.
-func race(t *testing.T, write func(w, i int) (string, bool)) []string {
+func race(t *testing.T, writes int, write func(w, i int) (string, bool)) []string {
 	t.Helper()
 	var mu sync.Mutex
 	var ok []string
@@ -76,11 +79,12 @@ func addBlockOp(name string) string {
 }
 
 func TestConcurrentDocumentPatchesLoseNothing(t *testing.T) {
+	t.Parallel()
 	r := fixtures.NewRepo(t)
 	r.Commit("doc", map[string]string{"doc.noma": raceDoc})
 	r.MustGloss("init")
 	mcp := sessions(r)
-	ok := race(t, func(w, i int) (string, bool) {
+	ok := race(t, writes, func(w, i int) (string, bool) {
 		name := fmt.Sprintf("w%d-%d", w, i)
 		if mcp[w] == nil {
 			out, err := r.Gloss("doc", "patch", "doc.noma", "--op", addBlockOp(name))
@@ -140,6 +144,7 @@ func checkTranscript(t *testing.T, r *fixtures.Repo, applied int) {
 }
 
 func TestConcurrentNoteWritesLoseNothing(t *testing.T) {
+	t.Parallel()
 	r := fixtures.NewRepo(t)
 	r.Commit("base", map[string]string{"README.md": "x\n"})
 	r.MustGloss("init")
@@ -148,7 +153,7 @@ func TestConcurrentNoteWritesLoseNothing(t *testing.T) {
 	for w := range writers / 2 {
 		mcp[w] = r.StartMCP("--toolsets", "all")
 	}
-	appended := race(t, func(w, i int) (string, bool) {
+	appended := race(t, writes, func(w, i int) (string, bool) {
 		line := fmt.Sprintf("line-w%d-%d", w, i)
 		res, err := mcp[w].CallErr("update_note", map[string]any{"path": "notes/shared.md", "content": line, "mode": "append"})
 		return line, okResult(res, err)
@@ -162,12 +167,13 @@ func TestConcurrentNoteWritesLoseNothing(t *testing.T) {
 }
 
 func TestConcurrentTagWritesLoseNothing(t *testing.T) {
+	t.Parallel()
 	r := fixtures.NewRepo(t)
 	r.Commit("base", map[string]string{"README.md": "x\n"})
 	r.MustGloss("init")
 	r.MustGloss("note", "create", "tagged", "-m", "body")
 	mcp := sessions(r)
-	added := race(t, func(w, i int) (string, bool) {
+	added := race(t, writes, func(w, i int) (string, bool) {
 		tag := fmt.Sprintf("t%d-%d", w, i)
 		if mcp[w] == nil {
 			_, err := r.Gloss("note", "tag", "notes/tagged.md", "add", tag)
@@ -190,6 +196,7 @@ func TestConcurrentTagWritesLoseNothing(t *testing.T) {
 }
 
 func TestConcurrentTaskUpdatesLoseNothing(t *testing.T) {
+	t.Parallel()
 	r := fixtures.NewRepo(t)
 	r.Commit("base", map[string]string{"README.md": "x\n"})
 	r.MustGloss("init")
@@ -202,7 +209,7 @@ func TestConcurrentTaskUpdatesLoseNothing(t *testing.T) {
 		t.Fatalf("task add: %v", err)
 	}
 	mcp := sessions(r)
-	updated := race(t, func(w, i int) (string, bool) {
+	updated := race(t, taskWrites, func(w, i int) (string, bool) {
 		text := fmt.Sprintf("output-w%d-%d", w, i)
 		if mcp[w] == nil {
 			_, err := r.Gloss("task", "update", added.ID, "--output", text)
@@ -230,8 +237,12 @@ func TestConcurrentTaskUpdatesLoseNothing(t *testing.T) {
 // transcript in step: the log's chain holds, the last applied record is
 // the document's sha256, and replay reproduces the file.
 func TestKilledDocPatchLeavesDocumentAndTranscriptInStep(t *testing.T) {
+	t.Parallel()
 	for _, fsync := range []string{"false", "true"} {
-		t.Run("fsync="+fsync, func(t *testing.T) { killLoop(t, fsync) })
+		t.Run("fsync="+fsync, func(t *testing.T) {
+			t.Parallel()
+			killLoop(t, fsync)
+		})
 	}
 }
 
@@ -300,6 +311,7 @@ func asExit(err error, ee **exec.ExitError) bool {
 // Pipelined patch_block calls on one MCP server (the client does not wait
 // for an answer before sending the next) lose nothing either.
 func TestPipelinedPatchBlocksLoseNothing(t *testing.T) {
+	t.Parallel()
 	r := fixtures.NewRepo(t)
 	r.Commit("doc", map[string]string{"doc.noma": raceDoc})
 	r.MustGloss("init")

@@ -192,6 +192,7 @@ func op(v string) map[string]any {
 // A committed symlink gitlink -> .git. Patching, reading or logging
 // anything through it is refused, through both doors.
 func TestSymlinkIntoGitDir(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, nil, map[string]string{"gitlink": ".git"})
 	r := w.repo
 
@@ -239,6 +240,7 @@ func TestSymlinkIntoGitDir(t *testing.T) {
 // A transcript that is a link into .git: a patch, even a rejected one,
 // would append JSON to .git/config and break every git command.
 func TestTranscriptLinkIntoGitDir(t *testing.T) {
+	t.Parallel()
 	doc := "# Doc\n\n::claim{id=\"c1\"}\nText.\n::\n"
 	w := newWorld(t, map[string]string{"docs/z.noma": doc}, map[string]string{"docs/z.noma.patches": "../.git/config"})
 	ok := `{"op":"update_attribute","id":"c1","key":"confidence","value":0.5}`
@@ -269,6 +271,7 @@ func TestTranscriptLinkIntoGitDir(t *testing.T) {
 // Committed config can name any folder: the notebook, the tasks and the
 // snapshot must still never land in .git.
 func TestCommittedConfigPointsIntoGitDir(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, map[string]string{
 		".gloss/config.toml": "[notebook]\npath = \"gitlink/gloss\"\n",
 	}, map[string]string{
@@ -287,6 +290,7 @@ func TestCommittedConfigPointsIntoGitDir(t *testing.T) {
 // A task folder that is a link into .git would turn `task add` into a new
 // branch ref.
 func TestTaskFolderLinkIntoGitDir(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, nil, map[string]string{".gloss/tasks": "../.git/refs/heads"})
 	w.cli("task add", "task", "add", "pwn")
 	w.tool("task_add", "task_add", map[string]any{"description": "pwn"})
@@ -420,6 +424,7 @@ func TestInitSkipsWhatIsUnsafeAndFinishesTheRest(t *testing.T) {
 // frontmatter does not parse, and never stops the other task commands;
 // a note name with a NUL byte is refused, not rewritten.
 func TestOddFilesAndNamesAreReportedNotFatal(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, map[string]string{"elsewhere.md": "---\nstatus: pending\n---\n# Linked\n"},
 		map[string]string{".gloss/tasks/2026-01-01-001-abc.md": "../../elsewhere.md"})
 	r := w.repo
