@@ -235,7 +235,10 @@ func TestConcurrentTaskUpdatesLoseNothing(t *testing.T) {
 
 // A SIGKILL at any moment of `doc patch` leaves the document and its
 // transcript in step: the log's chain holds, the last applied record is
-// the document's sha256, and replay reproduces the file.
+// the document's sha256, and replay reproduces the file. Each mode is
+// killed at the three steps of the write (journal set, transcript
+// appended, document written: fault.Point), which puts kills between the
+// transcript and the document every time, and at random moments.
 func TestKilledDocPatchLeavesDocumentAndTranscriptInStep(t *testing.T) {
 	t.Parallel()
 	for _, fsync := range []string{"false", "true"} {
@@ -246,19 +249,39 @@ func TestKilledDocPatchLeavesDocumentAndTranscriptInStep(t *testing.T) {
 	}
 }
 
+// randomKills is how many random-moment kills each mode gets; the exact
+// points already cover the steps of the write.
+const randomKills = 16
+
 func killLoop(t *testing.T, fsync string) {
 	r := fixtures.NewRepo(t)
 	r.Commit("doc", map[string]string{"doc.noma": raceDoc})
 	r.MustGloss("init")
 	r.Git("config", "gloss.fsync", fsync)
+	midWrite := 0
+	for _, point := range []string{"noma:journaled", "noma:appended", "noma:written"} {
+		cmd := r.Command(fixtures.Binary(t), "doc", "patch", "doc.noma", "--op", addBlockOp("at-"+strings.ReplaceAll(point, ":", "-")))
+		cmd.Env = append(append([]string{}, r.Env...), "GLOSS_TEST_KILL_AT="+point)
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !asExit(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
+			t.Fatalf("%s: the patch was not killed there: %v", point, err)
+		}
+		if !journalLeft(t, r) {
+			t.Fatalf("%s: killed mid-write but no journal left", point)
+		}
+		midWrite++
+		checkTranscript(t, r, -1)
+		if t.Failed() {
+			t.Fatalf("inconsistent after a kill at %s", point)
+		}
+	}
 	// How long one patch takes here, so the kills spread over its run.
 	begin := time.Now()
 	r.MustGloss("doc", "patch", "doc.noma", "--op", addBlockOp("warmup"))
 	span := time.Since(begin)
-	kills, midWrite := 0, 0
-	// Kills are aimed at the end of the run, where the writes are, until
-	// at least one lands between the transcript and the document.
-	for i := 0; (kills < 32 || midWrite == 0) && i < 400; i++ {
+	kills := 0
+	for i := 0; kills < randomKills && i < 200; i++ {
 		cmd := r.Command(fixtures.Binary(t), "doc", "patch", "doc.noma", "--op", addBlockOp(fmt.Sprintf("k%d", i)))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -278,11 +301,8 @@ func killLoop(t *testing.T, fsync string) {
 			t.Fatalf("inconsistent after run %d (%d kills so far)", i, kills)
 		}
 	}
-	t.Logf("%d processes killed mid-patch, %d of them with a journal set (between the transcript and the document); consistent after every one", kills, midWrite)
-	if midWrite == 0 {
-		t.Fatalf("no kill landed between the transcript and the document in %d kills", kills)
-	}
-	if kills < 30 {
+	t.Logf("3 kills at the write's steps and %d at random moments, %d of all with a journal set (between the transcript and the document); consistent after every one", kills, midWrite)
+	if kills < randomKills {
 		t.Fatalf("only %d processes were killed mid-run", kills)
 	}
 }
