@@ -295,6 +295,10 @@ func killLoop(t *testing.T, fsync string) {
 			if journalLeft(t, r) {
 				midWrite++
 			}
+		} else {
+			// It finished first: the warmup was slower than the runs
+			// now (a loaded machine), so aim earlier.
+			span = span * 2 / 3
 		}
 		checkTranscript(t, r, -1)
 		if t.Failed() {
