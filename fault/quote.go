@@ -11,7 +11,7 @@ import (
 // MaxQuote is how much of a piece of user input (a path, a ref, an id) a
 // message quotes: enough to recognize it, never the whole of a 4 MiB
 // argument echoed back.
-const MaxQuote = 256
+const MaxQuote = 1024
 
 // Quote renders user input for a message or a line of output. A short,
 // plain name (printable, valid UTF-8, no quote or backslash, not starting
