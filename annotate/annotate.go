@@ -178,6 +178,14 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 	for _, r := range existing[commit.ID] {
 		known[r.ID] = true
 	}
+	for i := range ctxs {
+		if err := ctxs[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkFiles(repo, ctxs); err != nil {
+		return nil, err
+	}
 	for _, c := range ctxs {
 		if err := c.Validate(); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/agent"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notebook"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/setup"
@@ -163,25 +164,38 @@ func (c *InitCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	nb, err := notebook.Open(g.ctx, repo)
-	if err != nil {
-		return err
-	}
-	defer nb.Close()
-	created, err := nb.Scaffold()
-	if err != nil {
-		return err
-	}
-	for _, p := range created {
-		res.Scaffolded = append(res.Scaffolded, path.Join(nb.Rel, p))
-	}
-	if err := setup.RecordScaffold(repo, nb.Rel, created); err != nil {
+	if err := scaffoldNotebook(g, repo, res); err != nil {
 		return err
 	}
 	if err := g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss is set up") }); err != nil {
 		return err
 	}
 	return refusedError(res)
+}
+
+// scaffoldNotebook creates the notebook folder, or records it as skipped
+// when the repository's files make that unsafe (its folder, or .gloss,
+// reached through a link into .git or out of the tree).
+func scaffoldNotebook(g *Globals, repo *gitops.Repo, res *setup.Result) error {
+	nb, err := notebook.Open(g.ctx, repo)
+	if err != nil {
+		if res.SkipRefused("notebook", err) {
+			return nil
+		}
+		return err
+	}
+	defer nb.Close()
+	created, err := nb.Scaffold()
+	if err != nil {
+		if res.SkipRefused("notebook", err) {
+			return nil
+		}
+		return err
+	}
+	for _, p := range created {
+		res.Scaffolded = append(res.Scaffolded, path.Join(nb.Rel, p))
+	}
+	return setup.RecordScaffold(repo, nb.Rel, created)
 }
 
 // UninstallCmd is `git gloss uninstall`.
@@ -249,6 +263,12 @@ func printSetupResult(s *styler, root string, res *setup.Result, done string) {
 	}
 	for _, f := range res.Instructions {
 		s.printf("  block  %s %s\n", shown(root, f.Path), verb(f.Action))
+	}
+	for _, sk := range res.Skipped {
+		s.printf("  %s %s: %s\n", s.yellow("skipped"), sk.What, sk.Reason)
+	}
+	if len(res.Skipped) > 0 {
+		done += " (except what was skipped: the repository's own files made it unsafe)"
 	}
 	s.println(s.bold(done))
 	for _, a := range res.Agents {

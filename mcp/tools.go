@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gloss-dev/gloss/fault"
 	"log/slog"
 	"reflect"
 	"runtime/debug"
@@ -116,7 +117,7 @@ func addTool[In any](r *registry, def toolDef, fn func(ctx context.Context, c *c
 		defer c.close()
 		out, err := fn(ctx, c, in)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fault.Bounded(err)
 		}
 		if t, ok := out.(preformatted); ok {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(t)}}}, nil, nil

@@ -144,6 +144,30 @@ func readTarget(t MCPTarget) ([]byte, error) {
 	return tree.ReadFile(t.Path, 0)
 }
 
+// checkTarget reads and parses a client file without writing it, so that
+// init can decide before changing anything. unsafe is set when the file
+// cannot be read safely (the resolver refuses it: a link into .git or out
+// of the tree, a folder): init skips that client and says so. err is set
+// when the file is the user's and broken (not JSON): init refuses, before
+// any change.
+func checkTarget(t MCPTarget) (unsafe, err error) {
+	data, err := readTarget(t)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", t.Path, err), nil
+	}
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, fault.Usagef("refusing to rewrite %s: it is not valid JSON (%v); fix or move it, then run this again", t.Path, err)
+	}
+	if raw, ok := top.get(t.Key); ok && !isJSONObject(raw) {
+		return nil, fault.Usagef("refusing to rewrite %s: %q is not a JSON object", t.Path, t.Key)
+	}
+	return nil, nil
+}
+
 // registerServer merges gloss's entry into the target file, keeping every
 // other key and server, and every byte of them. It refuses to touch a
 // file it cannot parse.
