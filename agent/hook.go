@@ -154,6 +154,9 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 			if p.Model != "" {
 				ss.Model = p.Model
 			}
+			if p.Forgot {
+				ss.Delivered = map[string]bool{} // the context was cleared or compacted away
+			}
 			return nil
 		})
 		return text, err
