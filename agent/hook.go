@@ -202,7 +202,7 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 			select {
 			case r := <-red:
 				if rerr = r.err; rerr == nil && r.summary != "" {
-					ss.Prompts = append(ss.Prompts, r.summary)
+					ss.Prompts = append(ss.Prompts, Prompt{Time: time.Now().UTC().Format(time.RFC3339), Summary: r.summary})
 				}
 			case <-ctx.Done():
 				rerr = ctx.Err()
