@@ -286,9 +286,14 @@ func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, purge 
 			fm.merged = append(fm.merged, m.MergeResult)
 			continue
 		}
+		// Sweep what either side changed since they last agreed (a record
+		// written back here by hand included), or everything when new
+		// tombstones arrived.
 		since := ""
-		if !newTombstones {
-			since = m.before
+		if !newTombstones && m.before != "" {
+			if since, err = repo.MergeBase(m.before, t.Target); err != nil {
+				return nil, err
+			}
 		}
 		removed, err := sweep(ctx, repo, local, ts, since)
 		if err != nil {
@@ -408,7 +413,10 @@ func mergeTracking(ctx context.Context, repo *gitops.Repo, local string, t gitop
 		if err != nil {
 			return out, err
 		}
-		out.Action, out.Tip, out.Notes, out.Conflicts = "merged", tip, n, conflicts
+		if tip != localTip {
+			out.Action = "merged"
+		}
+		out.Tip, out.Notes, out.Conflicts = tip, n, conflicts
 		return out, nil
 	}
 }
@@ -458,6 +466,9 @@ func mergeContent(repo *gitops.Repo, ref, localTip, base, theirTip string, paren
 	merged := make([]gitops.NoteChange, 0, len(all))
 	for obj, data := range all {
 		merged = append(merged, gitops.NoteChange{Object: obj, Data: data})
+	}
+	if len(merged) == 0 && len(parents) == 1 && parents[0] == localTip {
+		return localTip, 0, conflicts, nil // nothing new: no commit
 	}
 	tip, err := repo.ReplaceNotes(ours, merged, parents, msg)
 	return tip, len(merged), conflicts, err
