@@ -38,7 +38,7 @@ func MergeLines(ours, theirs []byte) []byte {
 type MergeResult struct {
 	Ref       string          `json:"ref"`
 	From      string          `json:"from"`
-	Action    string          `json:"action" jsonschema:"none, created, fast-forward, merged, adopted-purge (this clone took the remote's purged history), purge-pending (the remote still holds history purged here: git gloss sync --purge replaces it)"`
+	Action    string          `json:"action" jsonschema:"none, created, fast-forward, merged, swept (only forgotten records removed), adopted-purge (this clone took the remote's purged history), purge-pending (the remote still holds history purged here: git gloss sync --purge replaces it)"`
 	Tip       string          `json:"tip"`
 	Notes     int             `json:"notes_changed,omitempty"`
 	Conflicts []MergeConflict `json:"conflicts,omitempty"`

@@ -305,6 +305,9 @@ func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, purge 
 		}
 		if len(removed) > 0 {
 			m.Tip = mustTarget(repo, local)
+			if m.Action == "none" {
+				m.Action = "swept"
+			}
 		}
 		if m.Action != "none" || len(removed) > 0 {
 			fm.merged = append(fm.merged, m.MergeResult)
@@ -326,7 +329,7 @@ func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, purge 
 				return nil, err
 			}
 			if len(removed) > 0 {
-				m := MergeResult{Ref: ref, From: ForgottenRef, Action: "none", Tip: mustTarget(repo, ref)}
+				m := MergeResult{Ref: ref, From: ForgottenRef, Action: "swept", Tip: mustTarget(repo, ref)}
 				for _, r := range removed {
 					m.Forgotten = append(m.Forgotten, r.ID)
 				}
