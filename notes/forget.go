@@ -220,7 +220,8 @@ func sweep(ctx context.Context, repo *gitops.Repo, ref string, ts *Tombstones, s
 	if err != nil {
 		return nil, err
 	}
-	_, removed, err := find(snap)
+	read := snap.Tip
+	changes, removed, err := find(snap)
 	snap.Close()
 	if err != nil || len(removed) == 0 {
 		return nil, err
@@ -228,10 +229,12 @@ func sweep(ctx context.Context, repo *gitops.Repo, ref string, ts *Tombstones, s
 	if err := ts.add(ctx, repo, removed, "", ""); err != nil {
 		return nil, err
 	}
-	removed = nil
 	err = Open(repo, ref).update(ctx, "gloss: remove forgotten records", func(n *gitops.Notes) ([]gitops.NoteChange, error) {
-		changes, rm, err := find(n)
-		removed = rm
+		if n.Tip == read {
+			return changes, nil // nobody wrote in between: what was found stands
+		}
+		var err error
+		changes, removed, err = find(n)
 		return changes, err
 	})
 	return removed, err

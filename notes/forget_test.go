@@ -361,3 +361,50 @@ func TestMergeNoteCells(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSweepFull is what a sync pays when new tombstones arrive: every
+// note of a ref is read once and the forgotten record removed.
+func BenchmarkSweepFull(b *testing.B) {
+	fx := fixtures.NewRepo(b)
+	fx.Commit("base", nil)
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer repo.Close()
+	// 5,000 notes of 3 records on made-up object ids (notes need not name
+	// existing objects to be read and swept).
+	const notes = 5000
+	recs := map[string][]any{}
+	for i := range notes {
+		obj := fmt.Sprintf("%040x", i+1)
+		for j := range 3 {
+			h := NewHeader("gloss/test/v1")
+			h.ID = fmt.Sprintf("N%05d-%d", i, j)
+			recs[obj] = append(recs[obj], syncRecord{Header: h, Who: "bench"})
+		}
+	}
+	ctx := context.Background()
+	if err := Open(repo, Annotations).AppendMany(ctx, recs); err != nil {
+		b.Fatal(err)
+	}
+	if os.Getenv("GLOSS_BENCH_PACKED") != "" {
+		fx.Git("gc", "-q")
+	}
+	snap, _ := repo.ReadNotes(Annotations)
+	base := snap.Tip
+	snap.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if err := repo.UpdateRef(Annotations, base, mustTarget(repo, Annotations), "reset"); err != nil {
+			b.Fatal(err)
+		}
+		ts := &Tombstones{ids: map[string]Tombstone{"N02500-1": {Forgets: "N02500-1"}}}
+		b.StartTimer()
+		removed, err := sweep(ctx, repo, Annotations, ts, "")
+		if err != nil || len(removed) != 1 {
+			b.Fatalf("sweep: %v %v", removed, err)
+		}
+	}
+}
