@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -405,6 +406,127 @@ func BenchmarkSweepFull(b *testing.B) {
 		removed, err := sweep(ctx, repo, Annotations, ts, "")
 		if err != nil || len(removed) != 1 {
 			b.Fatalf("sweep: %v %v", removed, err)
+		}
+	}
+}
+
+// TestWholeNoteDeletedAgainstEditAndAdd: A removes a whole note with plain
+// git notes while B edits one of its records in place and adds another:
+// the edited record goes (edit/delete: deleted), the added one stays, the
+// untouched one goes, on both clones, and the sync reports the conflict.
+func TestWholeNoteDeletedAgainstEditAndAdd(t *testing.T) {
+	t.Parallel()
+	commit, a, b := twoClones(t)
+	a.setNote(t, commit, rec("X", "untouched"), rec("Y", "original"))
+	a.sync(t)
+	b.sync(t)
+	a.setNote(t, commit)
+	b.setNote(t, commit, rec("X", "untouched"), rec("Y", "edited by B"), rec("Z", "added by B"))
+	a.sync(t)
+	res := b.sync(t)
+	a.sync(t)
+	want := rec("Z", "added by B")
+	for name, s := range map[string]side{"A": a, "B": b} {
+		if got := s.note(t, commit); got != want {
+			t.Errorf("%s: note = %q, want %q", name, got, want)
+		}
+	}
+	var conflicts []MergeConflict
+	for _, m := range res.Merged {
+		conflicts = append(conflicts, m.Conflicts...)
+	}
+	if len(conflicts) != 1 || conflicts[0].ID != "Y" || conflicts[0].Kind != "edit/delete" || conflicts[0].Kept != "deleted" || conflicts[0].Object != commit {
+		t.Errorf("B's sync reported %+v", conflicts)
+	}
+}
+
+// reachable reports whether any object reachable from ref in fx holds text.
+func reachable(t *testing.T, fx *fixtures.Repo, ref, text string) bool {
+	t.Helper()
+	if _, err := fx.GitErr("rev-parse", "--verify", "-q", ref); err != nil {
+		return false
+	}
+	cmd := fx.Command("sh", "-c", "git rev-list --objects "+ref+" | cut -d' ' -f1 | git cat-file --batch")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(out), text)
+}
+
+// TestPurgePendingThenReplacedThenAdopted walks the purge protocol: A's
+// plain sync leaves the remote's old history alone (purge pending) and
+// drops the tracking ref that would hold it; B, which keeps writing,
+// learns the tombstone and drops the record; A's sync --purge merges B's
+// records into the new history and force-updates the remote over the tip
+// it fetched; B's next sync adopts the new history, keeping its records.
+func TestPurgePendingThenReplacedThenAdopted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	commit, a, b := twoClones(t)
+	const secret = "sk_live_PLANTED"
+	a.setNote(t, commit, rec("K", "kept"), rec("S", secret))
+	a.sync(t)
+	b.sync(t)
+	fres, err := Forget(ctx, a.repo, ForgetOptions{IDs: []string{"S"}, Reason: "leak", Purge: true})
+	if err != nil || len(fres.Purged) != 1 {
+		t.Fatalf("forget: %+v %v", fres, err)
+	}
+	if reachable(t, a.fx, Annotations, secret) {
+		t.Fatal("A's purged ref still reaches the secret")
+	}
+	remoteTip := func() string {
+		out := a.fx.Git("ls-remote", "origin", Annotations)
+		tip, _, _ := strings.Cut(out, "\t")
+		return tip
+	}
+	old := remoteTip()
+
+	res := a.sync(t)
+	if !slices.Contains(res.PurgePending, Annotations) || remoteTip() != old {
+		t.Fatalf("plain sync after a purge: pending %v, remote %s (was %s)", res.PurgePending, remoteTip(), old)
+	}
+	if tip, _ := a.repo.RefTarget(TrackingPrefix("origin") + "annotations"); tip != "" {
+		t.Errorf("the tracking ref holding the old history is still there: %s", tip)
+	}
+
+	annotate(t, b.repo, commit, "b1")
+	b.sync(t) // learns the tombstone from A's plain sync; the remote is still old
+	if strings.Contains(b.note(t, commit), secret) {
+		t.Errorf("B still holds the forgotten record: %s", b.note(t, commit))
+	}
+	old = remoteTip()
+
+	res, err = Sync(ctx, a.repo, SyncOptions{Remote: "origin", Purge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Replaced) != 1 || res.Replaced[0].Old != old || res.Replaced[0].New != remoteTip() {
+		t.Fatalf("sync --purge replaced %+v; remote was %s, is %s", res.Replaced, old, remoteTip())
+	}
+	if !strings.Contains(a.note(t, commit), `"who":"b1"`) {
+		t.Errorf("A lost B's record in the purge sync: %s", a.note(t, commit))
+	}
+
+	annotate(t, b.repo, commit, "b2")
+	res = b.sync(t)
+	adopted := false
+	for _, m := range res.Merged {
+		adopted = adopted || m.Action == "adopted-purge"
+	}
+	if !adopted {
+		t.Errorf("B did not adopt the purged history: %+v", res.Merged)
+	}
+	a.sync(t)
+	for name, s := range map[string]side{"A": a, "B": b} {
+		got := s.note(t, commit)
+		if !strings.Contains(got, `"who":"b1"`) || !strings.Contains(got, `"who":"b2"`) || !strings.Contains(got, `"kept"`) || strings.Contains(got, secret) {
+			t.Errorf("%s: %s", name, got)
+		}
+		for _, ref := range []string{Annotations, TrackingPrefix("origin") + "annotations"} {
+			if reachable(t, s.fx, ref, secret) {
+				t.Errorf("%s: %s still reaches the secret", name, ref)
+			}
 		}
 	}
 }
