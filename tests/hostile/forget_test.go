@@ -90,6 +90,15 @@ func (w *forgetWorld) opsB() map[string]func() {
 			b.Git("commit", "-q", "--amend", "-m", fmt.Sprintf("c1 reworded %d", w.n))
 			b.Git("checkout", "-q", "main")
 		},
+		"rebase": func() { // git copies the note (notes.rewriteRef), post-rewrite carries it
+			w.n++
+			base := fmt.Sprintf("base%d", w.n)
+			b.Git("checkout", "-q", "-B", base, w.c0)
+			b.Commit("new base "+base, map[string]string{"z.txt": base})
+			b.Git("checkout", "-q", "-B", fmt.Sprintf("rebased%d", w.n), w.c1)
+			b.Git("rebase", "-q", "--onto", base, w.c0)
+			b.Git("checkout", "-q", "main")
+		},
 		"carry": func() { // a squash made on the server, carried
 			w.n++
 			b.Git("checkout", "-q", "-B", fmt.Sprintf("squash%d", w.n), w.c0)
@@ -139,7 +148,7 @@ func reachableHolds(t *testing.T, dir, secret string) []string {
 // TestForgottenRecordNeverComesBack is issue 17's done-when: A forgets and
 // purges a record holding a planted secret; B, which had it, edits,
 // imports an export taken before the forget, cherry-picks, amends,
-// carries and syncs in many orders, while A syncs with and without
+// rebases, carries and syncs in many orders, while A syncs with and without
 // --purge in between. The record never comes back on either clone, and
 // after the documented steps (A: sync --purge; B: sync; both: --prune-now;
 // the remote: git gc --prune=now) no object reachable from any ref on A, B
@@ -155,14 +164,16 @@ func TestForgottenRecordNeverComesBack(t *testing.T) {
 			ops := w.opsB()
 			ops["cherry-pick"]()
 			ops["amend"]()
-			if !w.liveHolds(w.b) {
-				t.Fatal("setup: B does not hold the secret")
+			ops["rebase"]()
+			// The original and a copy per rewrite, at least.
+			if n := strings.Count(exportOf(t, w.b), w.secret); n < 4 {
+				t.Fatalf("setup: B holds the secret in %d record(s), want the original and 3 copies", n)
 			}
 			out := a.MustGloss("forget", w.id, "--reason", "a live API key in an intent", "--purge")
 			if !strings.Contains(out, "purged") || w.liveHolds(a) {
 				t.Fatalf("forget --purge:\n%s", out)
 			}
-			names := []string{"sync", "import", "annotate", "cherry-pick", "amend", "carry", "a-sync", "a-sync-purge", "sync"}
+			names := []string{"sync", "import", "annotate", "cherry-pick", "amend", "rebase", "carry", "a-sync", "a-sync-purge", "sync"}
 			rng := rand.New(rand.NewPCG(seed, 17))
 			rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
 			var done []string
