@@ -245,3 +245,35 @@ func gitCmd(t *testing.T, dir string, args ...string) *exec.Cmd {
 	cmd.Env = fixtures.Env(t.TempDir(), "")
 	return cmd
 }
+
+// TestForgetRefusals: an unknown id is not found (exit 3) and a forget
+// without a reason is a usage error (exit 2); neither writes a tombstone.
+func TestForgetRefusals(t *testing.T) {
+	t.Parallel()
+	r := fixtures.NewRepo(t)
+	c := r.Commit("c", nil)
+	out := r.MustGloss("annotate", "--json", "--commit", c, "--intent", "x")
+	var res struct {
+		Written []string `json:"written"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Written) != 1 {
+		t.Fatalf("annotate: %v %s", err, out)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"forget", "01NOSUCHRECORD0000000000000", "--reason", "x"}, 3},
+		{[]string{"forget", res.Written[0]}, 2},
+		{[]string{"forget", res.Written[0], "--reason", "  "}, 2},
+	} {
+		out, err := r.Gloss(c.args...)
+		var ee *exec.ExitError
+		if !asExit(err, &ee) || ee.ExitCode() != c.code {
+			t.Errorf("%v: %v, want exit %d\n%s", c.args, err, c.code, out)
+		}
+	}
+	if _, err := r.GitErr("rev-parse", "--verify", "-q", "refs/notes/gloss/forgotten"); err == nil {
+		t.Error("a refused forget wrote a tombstone")
+	}
+}
