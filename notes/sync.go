@@ -73,10 +73,13 @@ type ReplacedRef struct {
 var ErrPushRejected = errors.New("push rejected")
 
 // Sync exchanges gloss notes with a remote: fetch the remote's refs into
-// tracking refs, merge each into the local ref line-wise, and push the
-// local refs without force. A push that loses a race (the remote moved
-// after our fetch) is retried from the fetch, so concurrent syncs from
-// several clones converge on the union of everyone's records.
+// tracking refs, merge each into the local ref three-way, record by record
+// (MergeNote), and push the local refs without force. A push that loses a
+// race (the remote moved after our fetch) is retried from the fetch, so
+// concurrent syncs from several clones converge on everyone's changes.
+// Tombstones are merged first and honoured by every other merge; a purged
+// history is adopted, or (with Purge) force-pushed, never merged with the
+// old one.
 func Sync(ctx context.Context, repo *gitops.Repo, opts SyncOptions) (*SyncResult, error) {
 	if opts.Remote == "" {
 		opts.Remote = "origin"

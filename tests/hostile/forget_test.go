@@ -19,6 +19,7 @@ type forgetWorld struct {
 	t       *testing.T
 	remote  string
 	a, b    *fixtures.Repo
+	c       *fixtures.Repo // a third clone that stays away until the end
 	secret  string
 	id      string // the record holding the secret
 	c0, c1  string
@@ -35,8 +36,8 @@ func newForgetWorld(t *testing.T, seed uint64) *forgetWorld {
 	w.c0 = s.Commit("c0", map[string]string{"a.go": fmt.Sprintf(goFile, 0)})
 	w.c1 = s.Commit("c1", map[string]string{"a.go": fmt.Sprintf(goFile, 1)})
 	s.Git("push", "-q", w.remote, "main")
-	w.a, w.b = fixtures.Clone(t, w.remote), fixtures.Clone(t, w.remote)
-	for _, r := range []*fixtures.Repo{w.a, w.b} {
+	w.a, w.b, w.c = fixtures.Clone(t, w.remote), fixtures.Clone(t, w.remote), fixtures.Clone(t, w.remote)
+	for _, r := range []*fixtures.Repo{w.a, w.b, w.c} {
 		r.MustGloss("init")
 	}
 	var out struct {
@@ -49,6 +50,7 @@ func newForgetWorld(t *testing.T, seed uint64) *forgetWorld {
 	w.a.MustGloss("annotate", "--commit", w.c1, "--file", "a.go", "-L", "3:5", "--intent", "a record that stays")
 	w.a.MustGloss("sync")
 	w.b.MustGloss("sync")
+	w.c.MustGloss("sync")
 	w.oldDump = filepath.Join(t.TempDir(), "before-forget.jsonl")
 	w.b.MustGloss("export", "--output", w.oldDump)
 	return w
@@ -191,12 +193,16 @@ func TestForgottenRecordNeverComesBack(t *testing.T) {
 					t.Fatalf("the record came back on A after %v", done)
 				}
 			}
+			// C wrote a record of its own while away.
+			w.c.MustGloss("annotate", "--commit", w.c0, "--intent", "C's record")
 			// The documented steps.
 			out = a.MustGloss("sync", "--purge")
 			w.b.MustGloss("sync")
+			w.c.MustGloss("sync")
 			a.MustGloss("sync", "--prune-now")
 			w.b.MustGloss("sync", "--prune-now")
-			for name, r := range map[string]*fixtures.Repo{"A": a, "B": w.b} {
+			w.c.MustGloss("sync", "--prune-now")
+			for name, r := range map[string]*fixtures.Repo{"A": a, "B": w.b, "C": w.c} {
 				if w.liveHolds(r) {
 					t.Errorf("%s still holds the secret in its notes after %v", name, done)
 				}
@@ -204,7 +210,7 @@ func TestForgottenRecordNeverComesBack(t *testing.T) {
 			if cmd := gitCmd(t, w.remote, "gc", "--quiet", "--prune=now"); cmd.Run() != nil {
 				t.Fatal("gc on the remote failed")
 			}
-			for name, dir := range map[string]string{"A": a.Dir, "B": w.b.Dir, "remote": w.remote} {
+			for name, dir := range map[string]string{"A": a.Dir, "B": w.b.Dir, "C": w.c.Dir, "remote": w.remote} {
 				if found := reachableHolds(t, dir, w.secret); len(found) > 0 {
 					t.Errorf("%s: the secret is still in %v (order %v; last A sync --purge:\n%s)", name, found, done, out)
 				}
@@ -214,9 +220,9 @@ func TestForgottenRecordNeverComesBack(t *testing.T) {
 				}
 			}
 			// Everything else survived all of it, on both clones.
-			for name, r := range map[string]*fixtures.Repo{"A": a, "B": w.b} {
+			for name, r := range map[string]*fixtures.Repo{"A": a, "B": w.b, "C": w.c} {
 				dump := exportOf(t, r)
-				for _, want := range []string{"a record that stays", "B's record "} {
+				for _, want := range []string{"a record that stays", "B's record ", "C's record"} {
 					if !strings.Contains(dump, want) {
 						t.Errorf("%s lost %q (order %v)", name, want, done)
 					}
