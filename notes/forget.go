@@ -3,6 +3,7 @@ package notes
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -386,13 +387,7 @@ func Forget(ctx context.Context, repo *gitops.Repo, opts ForgetOptions) (*Forget
 	if len(recs) > 0 {
 		anchor = recs[0].Object
 	}
-	for _, ref := range slices.Sorted(func(yield func(string) bool) {
-		for r := range purgeRefs {
-			if !yield(r) {
-				return
-			}
-		}
-	}) {
+	for _, ref := range slices.Sorted(maps.Keys(purgeRefs)) {
 		p, err := Purge(ctx, repo, ref, anchor, opts.Reason, opts.By, ts)
 		if err != nil {
 			return res, err
@@ -404,7 +399,7 @@ func Forget(ctx context.Context, repo *gitops.Repo, opts ForgetOptions) (*Forget
 	res.Next = append(res.Next,
 		"git gloss sync --purge: replaces the remote's notes history (a force-update, printed) and pushes the tombstones",
 		"on every other clone: git gloss sync (it sees the purge marker, adopts the new history and drops its copies of the old one)",
-		"optional, on each clone: git gloss forget --prune-now (or git gc --prune=now) deletes the unreachable old objects at once",
+		"optional, on each clone: git gloss sync --prune-now (git gc --prune=now) deletes the unreachable old objects at once",
 		"the remote keeps the old objects unreachable until it is garbage-collected (a hosting service may need to be asked); clones that never sync again keep the text")
 	return res, nil
 }
@@ -479,7 +474,7 @@ func Purge(ctx context.Context, repo *gitops.Repo, ref, anchor, reason, by strin
 		}
 		p := &PurgedRef{Ref: ref, Old: snap.Tip, New: root}
 		p.DroppedTracking, p.ExpiredReflogs, err = dropOldHistory(ctx, repo, ref, ts, "")
-		p.UnreachableUntil = "the old commits and blobs stay in this clone's object store, unreachable, until git gc prunes them (git gloss forget --prune-now does it now)"
+		p.UnreachableUntil = "the old commits and blobs stay in this clone's object store, unreachable, until git gc prunes them (--prune-now runs git gc --prune=now)"
 		return p, err
 	}
 }
