@@ -399,7 +399,7 @@ func Forget(ctx context.Context, repo *gitops.Repo, opts ForgetOptions) (*Forget
 	res.Next = append(res.Next,
 		"git gloss sync --purge: replaces the remote's notes history (a force-update, printed) and pushes the tombstones",
 		"on every other clone: git gloss sync (it sees the purge marker, adopts the new history and drops its copies of the old one)",
-		"optional, on each clone: git gloss sync --prune-now (git gc --prune=now) deletes the unreachable old objects at once",
+		"optional, on each clone, to delete the unreachable old objects now (git gc --prune=now): git gloss sync --prune-now",
 		"the remote keeps the old objects unreachable until it is garbage-collected (a hosting service may need to be asked); clones that never sync again keep the text")
 	return res, nil
 }

@@ -38,6 +38,10 @@ type SyncOptions struct {
 	// lease is the remote tip just fetched, and the result names it.
 	Purge bool
 
+	// Sessions exchanges refs/notes/gloss/sessions too ([sync] sessions =
+	// true): agent sessions stay on the machine unless the team says so.
+	Sessions bool
+
 	// Progress, when set, is told what sync is doing, for people watching.
 	Progress func(step string)
 
@@ -137,7 +141,7 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	if progress == nil {
 		progress = func(string) {}
 	}
-	fm, err := fetchAndMerge(ctx, repo, remote, opts.Purge, progress)
+	fm, err := fetchAndMerge(ctx, repo, remote, opts.Sessions, opts.Purge, progress)
 	if err != nil {
 		return err
 	}
@@ -158,6 +162,9 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	var specs, leases []string
 	res.Pushed, res.UpToDate = res.Pushed[:0], res.UpToDate[:0]
 	for _, l := range locals {
+		if l.Name == Sessions && !opts.Sessions {
+			continue
+		}
 		if old, stale := fm.stale[l.Name]; stale {
 			if !opts.Purge {
 				res.PurgePending = append(res.PurgePending, l.Name)
@@ -215,7 +222,7 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 // Sync, for readers that need the team's records but write none (a CI
 // check), or that push later.
 func Fetch(ctx context.Context, repo *gitops.Repo, remote string) ([]MergeResult, error) {
-	fm, err := fetchAndMerge(ctx, repo, remote, false, func(string) {})
+	fm, err := fetchAndMerge(ctx, repo, remote, false, false, func(string) {})
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +242,7 @@ type fetched struct {
 // them: the tombstones first, so that every other merge honours them, then
 // each notes ref, three-way. A ref whose history a purge replaced is never
 // merged with its old history: the clone behind adopts the purged one.
-func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, purge bool, progress func(string)) (*fetched, error) {
+func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, sessions, purge bool, progress func(string)) (*fetched, error) {
 	before := map[string]string{}
 	if refs, err := repo.ListRefs(TrackingPrefix(remote) + "*"); err == nil {
 		for _, r := range refs {
@@ -243,7 +250,11 @@ func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, purge 
 		}
 	}
 	progress("fetching gloss notes from " + remote + "…")
-	if _, err := repo.Git(ctx, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)); err != nil {
+	args := []string{"fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)}
+	if !sessions {
+		args = append(args, "^"+Sessions) // a negative refspec: leave the sessions ref out
+	}
+	if _, err := repo.Git(ctx, args...); err != nil {
 		if locked(errText(err)) {
 			return nil, fmt.Errorf("fetch notes from %s: %w: %s", remote, errRefLocked, strings.TrimSpace(errText(err)))
 		}
@@ -278,7 +289,7 @@ func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, purge 
 	swept := map[string]bool{}
 	for _, t := range tracking {
 		local := RefPrefix + strings.TrimPrefix(t.Name, TrackingPrefix(remote))
-		if local == ForgottenRef {
+		if local == ForgottenRef || (local == Sessions && !sessions) {
 			continue
 		}
 		m, err := mergeTracking(ctx, repo, local, t, before[t.Name], purge, ts, fm)
