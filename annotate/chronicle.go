@@ -162,6 +162,12 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 	if err != nil {
 		return nil, err
 	}
+	// Ids are derived from Chronicle's notes, so a record forgotten after
+	// an earlier import would come back with the same id: skip those.
+	ts, err := notes.LoadTombstones(repo)
+	if err != nil {
+		return nil, err
+	}
 	add := map[string][]any{}
 	for _, obj := range objects {
 		if _, err := repo.LookupCommit(obj); err != nil {
@@ -189,6 +195,10 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 				freshIDs = append(freshIDs, id)
 				if have[id] {
 					res.Present++
+					continue
+				}
+				if ts.Forgotten(id) {
+					res.Forgotten++
 					continue
 				}
 				have[id] = true
