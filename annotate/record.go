@@ -118,6 +118,8 @@ func init() {
 		schemas.Entry{Name: "annotation", Tag: Schema, Description: "A region annotation stored in refs/notes/gloss/annotations (kind region).", Type: schemas.TypeOf[Region]()},
 		schemas.Entry{Name: "annotation-summary", Tag: Schema, Description: "The commit-level annotation record (kind summary).", Type: schemas.TypeOf[Summary]()},
 		schemas.Entry{Name: "annotate", Tag: "gloss-annotate/v1", Description: "What git gloss annotate staged or wrote.", Type: schemas.TypeOf[Result]()},
+		// An input, so no tag: what annotate --stdin and gloss_annotate take.
+		schemas.Entry{Name: "annotate-context", Description: "One context as git gloss annotate --stdin and gloss_annotate take it (an object, an array or JSON Lines of them).", Type: schemas.TypeOf[Context]()},
 	)
 }
 

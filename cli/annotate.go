@@ -49,6 +49,13 @@ With --commit, records are written on an existing commit at once, and
   git gloss annotate --commit HEAD~2 --file lib.rs --anchor Client::connect \
       --intent "retry with backoff" --supersedes 01J...
 
+With --stdin, contexts come as JSON (one object, an array, or JSON Lines)
+with these fields: ` + strings.Join(annotate.ContextFields, ", ") + `
+('git gloss schema annotate-context' has their types):
+
+  echo '{"file":"lib.rs","anchor":"Client::connect","constraints":["dial once"]}' \
+      | git gloss annotate --stdin
+
 The hook also reads these trailers from commit messages: ` + annotate.TrailerKeys + `.`
 }
 

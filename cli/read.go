@@ -72,7 +72,15 @@ func printRead(s *styler, res *why.ReadResult) {
 	}
 	printSkipped(s, res.Skipped)
 	s.printf("\n%s\n", s.dim(readCounts(res.Stats)))
+	if len(res.Regions) > 0 {
+		s.println(s.dim(readLegend))
+	}
 }
+
+// readLegend explains, in one line, the two notations of a region header
+// and its score.
+const readLegend = "legend: \"lines A-B at C, now D-E\" = where the region was in commit C, and where those lines are today · " +
+	"score = relevance to your query, 0-1 (overlap, anchor match, recency, less what changed since)"
 
 // readCounts says what each number of a read counts: the regions shown,
 // the commits blame names for the lines, and the commits whose notes held

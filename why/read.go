@@ -318,7 +318,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	res.Stats.FieldsTrimmed = trimmed
 	res.Stats.TokensEstimated = tokens(views)
 	if len(views) == 0 {
-		res.Notes = append(res.Notes, "no annotations cover these lines")
+		res.Notes = append(res.Notes, noAnnotationsNote(repo))
 	}
 	if dropped > 0 || trimmed > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("trimmed to about %d tokens: %d region(s) and %d field(s) left out, lowest scores first", q.MaxTokens, dropped, trimmed))
@@ -407,6 +407,19 @@ func decode(recs []notes.Record) (decoded []annotate.Decoded, unknown int) {
 	return decoded, len(live) - len(decoded)
 }
 
+// noAnnotationsNote explains an empty answer. In a clone that has no gloss
+// notes at all, the likely reason is that nobody fetched them yet, not
+// that nobody wrote any.
+func noAnnotationsNote(repo *gitops.Repo) string {
+	if tip, err := repo.RefTarget(notes.Annotations); err == nil && tip == "" {
+		if remotes, err := repo.ListRefs("refs/remotes/*"); err == nil && len(remotes) > 0 {
+			return "no annotations cover these lines: this clone has no gloss notes yet; " +
+				"if your team uses gloss, run 'git gloss init' and 'git gloss sync' to fetch them"
+		}
+	}
+	return "no annotations cover these lines"
+}
+
 // resolveTarget turns the query into a line range, noting fallbacks.
 func resolveTarget(repo *gitops.Repo, f *file, q Query, res *ReadResult) annotate.Lines {
 	whole := annotate.Lines{Start: 1, End: max(f.lines, 1)}
@@ -419,7 +432,11 @@ func resolveTarget(repo *gitops.Repo, f *file, q Query, res *ReadResult) annotat
 			if !treesitter.Supported(f.rel) {
 				res.Notes = append(res.Notes, fmt.Sprintf("anchors are not supported for %s; showing file-level results", path.Ext(f.rel)))
 			} else {
-				res.Notes = append(res.Notes, fmt.Sprintf("anchor %q not found in %s; showing file-level results", q.Anchor, f.rel))
+				note := fmt.Sprintf("anchor %q not found in %s", q.Anchor, f.rel)
+				if near := treesitter.Suggest(f.anchors, q.Anchor); near != "" {
+					note += fmt.Sprintf("; did you mean %q?", near)
+				}
+				res.Notes = append(res.Notes, note+"; showing file-level results")
 			}
 			return whole
 		}
