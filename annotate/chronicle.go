@@ -162,6 +162,12 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 	if err != nil {
 		return nil, err
 	}
+	// Ids are derived from Chronicle's notes, so a record forgotten after
+	// an earlier import would come back with the same id: skip those.
+	ts, err := notes.LoadTombstones(repo)
+	if err != nil {
+		return nil, err
+	}
 	add := map[string][]any{}
 	files := newFileChecker(repo)
 	defer files.close()
@@ -194,6 +200,10 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 				freshIDs = append(freshIDs, id)
 				if have[id] {
 					res.Present++
+					continue
+				}
+				if ts.Forgotten(id) {
+					res.Forgotten++
 					continue
 				}
 				have[id] = true

@@ -85,6 +85,7 @@ type CLI struct {
 	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove exactly what init added; notes stay."`
 	Sync      SyncCmd      `cmd:"" help:"Fetch, merge and push gloss notes with a remote."`
+	Forget    ForgetCmd    `cmd:"" help:"Take records back for good: tombstones every merge honours; --purge rewrites the notes history."`
 	Export    ExportCmd    `cmd:"" help:"Write gloss's notes records as JSON Lines."`
 	Import    ImportCmd    `cmd:"" help:"Read records from git gloss export, or from Chronicle (import chronicle)."`
 	Carry     CarryCmd     `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
