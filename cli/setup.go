@@ -122,6 +122,9 @@ func printStatus(s *styler, st *setup.Status) {
 type InitCmd struct {
 	Client []string `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"MCP client(s) to register gloss with: claude, cursor, vscode."`
 	NoMCP  bool     `name:"no-mcp" help:"Do not register gloss with any MCP client."`
+	// Notebook scaffolds an empty notebook. Off by default: files init
+	// writes into the working tree show up as changes nobody made.
+	Notebook bool `name:"notebook" help:"Also create an empty notebook (its folders and an index note). Without it, the notebook folder is created with its first note."`
 }
 
 // Help is the long help of init.
@@ -158,6 +161,9 @@ func (c *InitCmd) Run(g *Globals) error {
 	res, err := setup.Init(g.ctx, repo, setup.InitOptions{Clients: c.Client, NoMCP: c.NoMCP})
 	if err != nil {
 		return err
+	}
+	if !c.Notebook {
+		return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") })
 	}
 	nb, err := notebook.Open(g.ctx, repo)
 	if err != nil {

@@ -454,7 +454,7 @@ func TestUninstallGivesBackTheMCPConfigBytes(t *testing.T) {
 
 func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
 	fx := newRepo(t)
-	fx.MustGloss("init", "--no-mcp")
+	fx.MustGloss("init", "--no-mcp", "--notebook")
 	if _, err := os.Stat(fx.Path(".gloss/notebook/index.md")); err != nil {
 		t.Fatalf("init did not scaffold the notebook: %v", err)
 	}
@@ -471,7 +471,7 @@ func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
 
 	// Nothing left of the scaffold when nobody touched it.
 	fx2 := newRepo(t)
-	fx2.MustGloss("init", "--no-mcp")
+	fx2.MustGloss("init", "--no-mcp", "--notebook")
 	fx2.MustGloss("uninstall")
 	if _, err := os.Stat(fx2.Path(".gloss")); !os.IsNotExist(err) {
 		t.Errorf(".gloss left behind by init then uninstall: %v", err)
@@ -479,7 +479,7 @@ func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
 
 	// A changed index and a committed scaffold are the team's.
 	fx3 := newRepo(t)
-	fx3.MustGloss("init", "--no-mcp")
+	fx3.MustGloss("init", "--no-mcp", "--notebook")
 	fx3.Git("add", ".gloss/notebook/kits")
 	fx3.Git("commit", "-q", "--no-verify", "-m", "keep kits")
 	fx3.Write(".gloss/notebook/index.md", "# our notebook\n")
