@@ -143,7 +143,7 @@ func (s *Store) decide(ctx context.Context, id, by, status, reason string) (*Mes
 	from := a.Status
 	now := time.Now()
 	a.Status, a.By, a.At = status, by, now.UTC().Format("2006-01-02T15:04:05Z")
-	if err := t.set("approval", a); err != nil {
+	if err := t.set("approval", a.node()); err != nil {
 		return nil, err
 	}
 	entry := fmt.Sprintf("**%s** - %s - %s", by, now.Format("2006-01-02 15:04"), strings.ToUpper(status))
@@ -188,4 +188,23 @@ func appendDiscussion(body []byte, entry string) []byte {
 		out += "\n"
 	}
 	return []byte(out)
+}
+
+// node is the approval mapping as Chant's serde_yaml writes it: required,
+// status, by, at, with the timestamp plain (`at: 2026-02-01T14:45:12Z`),
+// not quoted as a string that looks like a timestamp would be.
+func (a Approval) node() *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	add := func(k string, v *yaml.Node) {
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, v)
+	}
+	add("required", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(a.Required)})
+	add("status", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: a.Status})
+	if a.By != "" {
+		add("by", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: a.By})
+	}
+	if a.At != "" {
+		add("at", &yaml.Node{Kind: yaml.ScalarNode, Value: a.At})
+	}
+	return m
 }
