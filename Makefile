@@ -40,6 +40,7 @@ DIST_ARCHIVE = $(CURDIR)/dist/git-gloss_$(VERSION)_linux_$(shell go env GOARCH).
 
 test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
+	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
 	VERSION=$(VERSION) ./scripts/dist.sh

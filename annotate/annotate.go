@@ -7,6 +7,7 @@ import (
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/treesitter"
 )
 
 // Result reports what annotate did: contexts staged for the next commit,
@@ -36,6 +37,9 @@ type Options struct {
 	Skip []Region
 	// NoSummary leaves out the summary record (one was carried over).
 	NoSummary bool
+	// Agent is what the agent hooks captured: the lines agents wrote,
+	// per file, by content hash.
+	Agent []AgentWork
 }
 
 // Capture annotates a commit: a region record for every changed region and
@@ -53,15 +57,28 @@ func Capture(ctx context.Context, repo *gitops.Repo, commitID string, opts Optio
 	res := newResult()
 	res.Commit = commit.ID
 	msg := parseMessage(commit.Message)
-	base := Context{Intent: msg.subject, Reasoning: msg.body}
+	// The subject says why the commit was made, not why each file is the
+	// way it is: it goes on the summary record only. A region's intent is
+	// an Intent trailer, a staged context, an annotator's answer or, for
+	// an agent's lines, its session's prompt — or nothing, and read shows
+	// the commit's intent for it (marked as such).
+	base := Context{Reasoning: msg.body}
 	msg.apply(&base)
 	hookAuthor := Author{Kind: "human", Name: commit.AuthorName}
+	if a, ok := LaunchedAgent(); ok {
+		hookAuthor = a // a commit of the agent `task work` launched
+	}
+	work := map[string]*AgentWork{}
+	for i := range opts.Agent {
+		work[opts.Agent[i].File] = &opts.Agent[i]
+	}
 	for _, f := range view.files {
 		for i := range f.regions {
 			r := &f.regions[i]
 			r.Source, r.Author = SourceHook, hookAuthor
 			base.merge(r)
 		}
+		attributeAgentWork(f, work[f.path])
 	}
 	var problems []error
 	if opts.ConsumePending {
@@ -83,9 +100,13 @@ func Capture(ctx context.Context, repo *gitops.Repo, commitID string, opts Optio
 		})
 	}
 	regions := dropCovered(view.regions(), opts.Skip)
+	summaryIntent := base.Intent
+	if summaryIntent == "" {
+		summaryIntent = msg.subject
+	}
 	summary := Summary{
 		Header: notes.NewHeader(Schema), Kind: KindSummary, Commit: commit.ID,
-		Intent: base.Intent, Reasoning: base.Reasoning, Risks: base.Risks, Tags: base.Tags,
+		Intent: summaryIntent, Reasoning: base.Reasoning, Risks: base.Risks, Tags: base.Tags,
 		Author: hookAuthor, Source: SourceHook, Files: []string{},
 	}
 	for _, t := range base.Constraints {
@@ -157,9 +178,28 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 	for _, r := range existing[commit.ID] {
 		known[r.ID] = true
 	}
+	for i := range ctxs {
+		if err := ctxs[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkFiles(repo, ctxs); err != nil {
+		return nil, err
+	}
 	for _, c := range ctxs {
 		if err := c.Validate(); err != nil {
 			return nil, err
+		}
+		if c.Anchor != "" {
+			var src []byte
+			if treesitter.Supported(c.File) {
+				if src, err = repo.ReadFile(commit.ID, c.File); err != nil {
+					return nil, err
+				}
+			}
+			if err := checkAnchor(c, src); err != nil {
+				return nil, err
+			}
 		}
 		for _, id := range c.Supersedes {
 			if !known[id] {
@@ -174,7 +214,7 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 		if c.File == "" {
 			s := Summary{Header: notes.NewHeader(Schema), Kind: KindSummary, Commit: commit.ID,
 				Intent: c.Intent, Reasoning: c.Reasoning, Risks: c.Risks, Tags: c.Tags,
-				Author: author, Source: SourceAgent, Files: []string{}}
+				Author: author, Source: SourceAgent, Files: []string{}, Expires: c.Expires}
 			for _, t := range c.Constraints {
 				s.Constraints = append(s.Constraints, Constraint{Text: t, Source: "author"})
 			}
@@ -207,6 +247,14 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 // StageResult stages contexts for the next commit and reports how many are
 // waiting.
 func StageResult(repo *gitops.Repo, ctxs []Context) (*Result, error) {
+	for i := range ctxs {
+		if err := ctxs[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkStagedAnchors(repo, ctxs); err != nil {
+		return nil, err
+	}
 	n, err := Stage(repo, ctxs)
 	if err != nil {
 		return nil, err

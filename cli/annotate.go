@@ -24,11 +24,12 @@ type AnnotateCmd struct {
 	Risk       []string `name:"risk" sep:"none" help:"What could go wrong (repeatable)."`
 	Tag        []string `name:"tag" sep:"none" help:"A tag (repeatable)."`
 	Supersedes []string `name:"supersedes" sep:"none" placeholder:"ID" help:"With --commit: a record id this replaces (repeatable)."`
-	AuthorKind string   `name:"author-kind" enum:"agent,human,tool" default:"agent" help:"Who is speaking: agent, human or tool."`
+	AuthorKind string   `name:"author-kind" enum:"agent,human,tool," default:"" placeholder:"KIND" help:"Who is speaking: agent, human or tool (default human; agent with --model, or when the agent task work launched, Claude Code or Gemini CLI runs the command)."`
 	AuthorName string   `name:"author-name" help:"Name of the author."`
 	Model      string   `name:"model" help:"Model of an agent author."`
 	Stdin      bool     `name:"stdin" help:"Read contexts as JSON (an object, an array, or JSON Lines) from standard input."`
 	Pending    bool     `name:"pending" help:"Show the contexts staged for the next commit and exit."`
+	Expires    string   `name:"expires" placeholder:"DATE" help:"Stop delivering the record after DATE (2026-12-31 or RFC 3339)."`
 }
 
 // Help is the long help of annotate.
@@ -48,6 +49,17 @@ With --commit, records are written on an existing commit at once, and
 
   git gloss annotate --commit HEAD~2 --file lib.rs --anchor Client::connect \
       --intent "retry with backoff" --supersedes 01J...
+
+With --stdin, contexts come as JSON (one object, an array, or JSON Lines)
+with these fields: ` + strings.Join(annotate.ContextFields, ", ") + `
+('git gloss schema annotate-context' has their types):
+
+  echo '{"file":"lib.rs","anchor":"Client::connect","constraints":["dial once"]}' \
+      | git gloss annotate --stdin
+
+A decision that only holds for a while takes --expires DATE; after it, read
+leaves the record out (read --all shows it, marked). git gloss flag and
+git gloss correct retire or replace a record.
 
 The hook also reads these trailers from commit messages: ` + annotate.TrailerKeys + `.`
 }
@@ -113,6 +125,16 @@ func (c *AnnotateCmd) Run(g *Globals) error {
 // contexts builds the contexts from flags or standard input.
 func (c *AnnotateCmd) contexts(g *Globals) ([]annotate.Context, error) {
 	author := annotate.Author{Kind: c.AuthorKind, Name: c.AuthorName, Model: c.Model}
+	switch {
+	case author.Kind == "" && author.Model != "":
+		author.Kind = "agent" // only an agent has a model
+	case author.Kind == "":
+		def := annotate.CommandAuthor()
+		author.Kind = def.Kind
+		if author.Name == "" {
+			author.Name, author.Model = def.Name, def.Model
+		}
+	}
 	if c.Stdin {
 		data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
 		if err != nil {
@@ -128,7 +150,7 @@ func (c *AnnotateCmd) contexts(g *Globals) ([]annotate.Context, error) {
 		return ctxs, nil
 	}
 	ctx := annotate.Context{File: c.File, Anchor: c.Anchor, Intent: c.Intent, Reasoning: c.Reasoning,
-		Constraints: c.Constraint, Risks: c.Risk, Tags: c.Tag, Supersedes: c.Supersedes, Author: &author}
+		Constraints: c.Constraint, Risks: c.Risk, Tags: c.Tag, Supersedes: c.Supersedes, Author: &author, Expires: c.Expires}
 	if c.Lines != "" {
 		l, err := annotate.ParseLines(c.Lines)
 		if err != nil {

@@ -46,6 +46,7 @@ Get started in a repository:
   git gloss status          what gloss knows about this repository
   git gloss sync            exchange gloss notes with a remote
   git gloss mcp             run the MCP server (agents start it themselves)
+  git gloss agent install   let coding agents get gloss's context before edits
 
 Every day:
   git gloss read server.go --anchor Server.Handle   why is this code the way it is?
@@ -69,6 +70,11 @@ type CLI struct {
 	Deps     DepsCmd     `cmd:"" group:"Annotations" help:"Regions that declared a dependency on a file or anchor."`
 	History  HistoryCmd  `cmd:"" group:"Annotations" help:"The annotated timeline of a file or anchor."`
 	Summary  SummaryCmd  `cmd:"" group:"Annotations" help:"Intent and constraints per anchor of a file or directory."`
+	Flag     FlagCmd     `cmd:"" group:"Annotations" help:"Mark an annotation record as no longer holding; reads leave it out."`
+	Correct  CorrectCmd  `cmd:"" group:"Annotations" help:"Replace an annotation record with a corrected one that supersedes it."`
+
+	Blame BlameCmd `cmd:"" group:"Attribution" help:"git blame with who wrote each line (human, ai, mixed, unknown) and the intent per hunk."`
+	Stats StatsCmd `cmd:"" group:"Attribution" help:"Lines by contributor type, agent and model, author and directory."`
 
 	Note NoteCmd `cmd:"" group:"Notebook" help:"The team notebook: create, show, list, search, tag, move, delete notes."`
 	Task TaskCmd `cmd:"" group:"Tasks" help:"Work items: add, list, ready, show, work on them with an agent, finalize."`
@@ -79,11 +85,13 @@ type CLI struct {
 	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove exactly what init added; notes stay."`
 	Sync      SyncCmd      `cmd:"" help:"Fetch, merge and push gloss notes with a remote."`
+	Forget    ForgetCmd    `cmd:"" help:"Take records back for good: tombstones every merge honours; --purge rewrites the notes history."`
 	Export    ExportCmd    `cmd:"" help:"Write gloss's notes records as JSON Lines."`
 	Import    ImportCmd    `cmd:"" help:"Read records from git gloss export, or from Chronicle (import chronicle)."`
 	Carry     CarryCmd     `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
 	Ci        CiCmd        `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
 	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
+	Agent     AgentCmd     `cmd:"" help:"Coding agents' hooks: install, uninstall, status (and the hook entry point)."`
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
 	CacheFill CacheFillCmd `cmd:"" name:"cache-fill" hidden:"" help:"Fill the blame cache for one file (reads start it)."`
@@ -114,15 +122,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c CLI
 	c.ctx, c.stdout, c.stderr, c.stdin = ctx, stdout, stderr, stdin
 	exitCode := -1
-	parser, err := kong.New(&c,
-		kong.Name("git gloss"),
-		kong.Description(description),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exitCode = code }),
-		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
-		kong.UsageOnError(),
-	)
+	parser, err := newParser(&c, stdout, stderr, func(code int) { exitCode = code })
 	if err != nil {
 		fmt.Fprintln(stderr, "git gloss: internal error:", err)
 		return ExitInternal
@@ -145,7 +145,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if unknown := unknownCommandIn(parser.Model, args); unknown != nil {
 			err = unknown
 		}
-		fmt.Fprintln(stderr, "git gloss: error:", err)
+		fmt.Fprintln(stderr, "git gloss: error:", errorText(err))
 		var pe *kong.ParseError
 		if errors.As(err, &pe) && pe.Context != nil {
 			fmt.Fprintf(stderr, "see '%s'\n", strings.Join(append([]string{"git gloss help"}, commandPath(pe.Context.Selected())...), " "))
@@ -165,6 +165,20 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return c.report(err)
 }
 
+// newParser builds the kong parser of the command tree; help, the man page
+// and the documentation test all read the same model.
+func newParser(c *CLI, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("git gloss"),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(exit),
+		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
+		kong.UsageOnError(),
+	)
+}
+
 // report prints err for people (and, with --json, as a JSON object on
 // stdout for machines) and returns the exit code for its kind.
 func (g *Globals) report(err error) int {
@@ -173,12 +187,24 @@ func (g *Globals) report(err error) int {
 	}
 	code := exitCodeFor(err)
 	if g.JSON && !errors.Is(err, errSilent) {
-		g.printJSON(schemas.ErrorOutput{Schema: "gloss-error/v1", Error: err.Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
+		g.printJSON(schemas.ErrorOutput{Schema: "gloss-error/v1", Error: fault.Bounded(err).Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
 	}
 	if !errors.Is(err, errSilent) {
-		fmt.Fprintln(g.stderr, "git gloss: error:", err)
+		fmt.Fprintln(g.stderr, "git gloss: error:", errorText(err))
 	}
 	return code
+}
+
+// errorText is an error as printed on stderr. Errors quote user input (a
+// ref, a path) that may hold control characters or line breaks: those
+// are escaped, and the lines of a message that has several are indented,
+// so no line of it can pass for a CI runner's "::command".
+func errorText(err error) string {
+	lines := strings.Split(fault.Bounded(err).Error(), "\n")
+	for i, l := range lines {
+		lines[i] = fault.Line(l)
+	}
+	return strings.Join(lines, "\n  ")
 }
 
 // errSilent marks a failure whose explanation the command already printed.

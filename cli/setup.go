@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gloss-dev/gloss/agent"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notebook"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/setup"
@@ -107,7 +109,7 @@ func printStatus(s *styler, st *setup.Status) {
 		s.println()
 		s.println(s.bold("MCP"))
 		for _, m := range st.MCP {
-			s.printf("  %s %s\n", m.Client, s.dim(m.Path))
+			s.printf("  %s %s\n", m.Client, s.dim(shown(st.Repository.Root, m.Path)))
 		}
 	}
 	if len(st.Hints) > 0 {
@@ -120,8 +122,9 @@ func printStatus(s *styler, st *setup.Status) {
 
 // InitCmd is `git gloss init`.
 type InitCmd struct {
-	Client []string `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"MCP client(s) to register gloss with: claude, cursor, vscode."`
-	NoMCP  bool     `name:"no-mcp" help:"Do not register gloss with any MCP client."`
+	Client []string   `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"MCP client(s) to register gloss with: claude, cursor, vscode."`
+	NoMCP  bool       `name:"no-mcp" help:"Do not register gloss with any MCP client."`
+	Agents agentsFlag `name:"agents" placeholder:"LIST" help:"Also install the coding agents' hooks (as git gloss agent install): alone, Claude Code plus the agents in use here; --agents=claude,gemini,codex,cursor or all to choose."`
 	// Notebook scaffolds an empty notebook. Off by default: files init
 	// writes into the working tree show up as changes nobody made.
 	Notebook bool `name:"notebook" help:"Also create an empty notebook (its folders and an index note). Without it, the notebook folder is created with its first note."`
@@ -146,7 +149,9 @@ what is missing.
     refspec (that would change what a plain git push pushes) and never
     fetches into your live notes: git gloss sync merges them;
   - registers the MCP server in .mcp.json (or --client cursor|vscode),
-    keeping every other server in that file.
+    keeping every other server in that file;
+  - with --agents, writes the coding agents' hook configuration and the
+    AGENTS.md / CLAUDE.md block, as "git gloss agent install" does.
 
 "git gloss uninstall" removes exactly what init added.`
 }
@@ -158,29 +163,44 @@ func (c *InitCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := setup.Init(g.ctx, repo, setup.InitOptions{Clients: c.Client, NoMCP: c.NoMCP})
+	res, err := setup.Init(g.ctx, repo, setup.InitOptions{Clients: c.Client, NoMCP: c.NoMCP, Agents: c.Agents.agents()})
 	if err != nil {
 		return err
 	}
-	if !c.Notebook {
-		return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") })
+	if c.Notebook {
+		if err := scaffoldNotebook(g, repo, res); err != nil {
+			return err
+		}
 	}
+	if err := g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss is set up") }); err != nil {
+		return err
+	}
+	return refusedError(res)
+}
+
+// scaffoldNotebook creates the notebook folder, or records it as skipped
+// when the repository's files make that unsafe (its folder, or .gloss,
+// reached through a link into .git or out of the tree).
+func scaffoldNotebook(g *Globals, repo *gitops.Repo, res *setup.Result) error {
 	nb, err := notebook.Open(g.ctx, repo)
 	if err != nil {
+		if res.SkipRefused("notebook", err) {
+			return nil
+		}
 		return err
 	}
 	defer nb.Close()
 	created, err := nb.Scaffold()
 	if err != nil {
+		if res.SkipRefused("notebook", err) {
+			return nil
+		}
 		return err
 	}
 	for _, p := range created {
 		res.Scaffolded = append(res.Scaffolded, path.Join(nb.Rel, p))
 	}
-	if err := setup.RecordScaffold(repo, nb.Rel, created); err != nil {
-		return err
-	}
-	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") })
+	return setup.RecordScaffold(repo, nb.Rel, created)
 }
 
 // UninstallCmd is `git gloss uninstall`.
@@ -189,7 +209,8 @@ type UninstallCmd struct{}
 // Help is the long help of uninstall.
 func (UninstallCmd) Help() string {
 	return `Removes the hook shims (putting back any hook they chained), the git
-config values and the MCP entries that init and "mcp install" added, as
+config values, the MCP entries, and the agents' hook entries and AGENTS.md /
+CLAUDE.md blocks that init, "mcp install" and "agent install" added, as
 recorded when they added them, and the notebook scaffold init created while
 nobody has changed or committed it. Notes refs and committed gloss files are
 your data and stay; delete refs/notes/gloss/* yourself if you want them gone.`
@@ -206,10 +227,10 @@ func (c *UninstallCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is uninstalled; notes refs were kept") })
+	return g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss is uninstalled; notes refs were kept") })
 }
 
-func printSetupResult(s *styler, res *setup.Result, done string) {
+func printSetupResult(s *styler, root string, res *setup.Result, done string) {
 	verb := func(action string) string {
 		switch action {
 		case "installed", "added", "updated", "removed":
@@ -228,7 +249,7 @@ func printSetupResult(s *styler, res *setup.Result, done string) {
 		s.printf("  config %s = %s %s\n", c.Key, c.Value, verb(c.Action))
 	}
 	for _, m := range res.MCP {
-		s.printf("  mcp    %-6s %s %s\n", m.Client, m.Path, verb(m.Action))
+		s.printf("  mcp    %-6s %s %s\n", m.Client, shown(root, m.Path), verb(m.Action))
 	}
 	scaffold := "added"
 	if res.Schema == "gloss-uninstall/v1" {
@@ -237,12 +258,43 @@ func printSetupResult(s *styler, res *setup.Result, done string) {
 	for _, p := range res.Scaffolded {
 		s.printf("  notebook %s %s\n", p, verb(scaffold))
 	}
+	for _, a := range res.Agents {
+		switch {
+		case a.Action == "refused":
+			s.printf("  agent  %-6s %s %s\n", a.Agent, s.red("refused"), a.Error)
+		default:
+			s.printf("  agent  %-6s %s %s %s\n", a.Agent, shown(root, a.Path), verb(a.Action), s.dim(strings.Join(a.Events, ", ")))
+		}
+	}
+	for _, f := range res.Instructions {
+		s.printf("  block  %s %s\n", shown(root, f.Path), verb(f.Action))
+	}
+	for _, sk := range res.Skipped {
+		s.printf("  %s %s: %s\n", s.yellow("skipped"), sk.What, sk.Reason)
+	}
+	if len(res.Skipped) > 0 {
+		done += " (except what was skipped: the repository's own files made it unsafe)"
+	}
 	s.println(s.bold(done))
+	for _, a := range res.Agents {
+		if a.Note != "" && a.Action != "refused" && a.Action != "removed" && a.Action != "absent" {
+			s.println(s.yellow("note: ") + a.Note)
+		}
+	}
+	if len(res.Next) > 0 {
+		s.println()
+		s.println("Next:")
+		for _, n := range res.Next {
+			s.println("  " + n)
+		}
+	}
 }
 
 // SyncCmd is `git gloss sync`.
 type SyncCmd struct {
-	Remote string `arg:"" optional:"" default:"origin" help:"Remote to sync with (default origin)."`
+	Remote   string `arg:"" optional:"" default:"origin" help:"Remote to sync with (default origin)."`
+	Purge    bool   `name:"purge" help:"Force-update the remote's notes refs whose history a purge here replaced (git gloss forget --purge); prints what it replaces."`
+	PruneNow bool   `name:"prune-now" help:"Then run git gc --prune=now, deleting unreachable objects (an old purged history) at once."`
 }
 
 // Help is the long help of sync.
@@ -250,14 +302,23 @@ func (SyncCmd) Help() string {
 	return `Exchanges gloss notes (refs/notes/gloss/*) with a remote:
 
   1. fetch the remote's gloss notes into refs/notes/remotes/<remote>/gloss/*;
-  2. merge each into the local ref line by line: records are JSON Lines, so
-     the union of two clones' records loses nothing;
+  2. merge each into the local ref three-way, record by record (records are
+     JSON Lines with an id): what either side added is kept, a record one
+     side deleted stays deleted, an in-place edit is kept; edited on one
+     side and deleted on the other: deleted; edited differently on both: the
+     same one on every clone (reported as conflicts). Tombstones
+     (git gloss forget) are merged first and every merge drops what they
+     forget;
   3. push the local refs without force; if someone pushed in between, start
      again from 1 after a random pause (up to 30 rounds; exit 4 if others
      kept pushing first every time).
 
-Branches are not touched, and nothing is ever force-pushed or force-fetched
-into your local notes.`
+Branches are not touched, and nothing is force-fetched into your local
+notes. The one force-push is --purge, after git gloss forget --purge: it
+replaces the remote's notes ref when its history still holds forgotten text,
+with a lease on the tip just fetched, and prints both tips. Without --purge
+such a ref is left alone ("purge pending"). A clone whose ref predates a
+purge the remote has adopts the new history on a plain sync.`
 }
 
 // Run syncs.
@@ -267,14 +328,31 @@ func (c *SyncCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Progress: func(s string) { g.progress("%s", s) }})
+	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Purge: c.Purge, Sessions: agent.SyncSessions(repo), Progress: func(s string) { g.progress("%s", s) }})
 	g.progressDone()
 	if err != nil {
 		return err
 	}
+	if c.PruneNow {
+		if err := notes.PruneNow(g.ctx, repo); err != nil {
+			return err
+		}
+	}
 	return g.emit(res, func(s *styler) {
 		for _, m := range res.Merged {
 			s.printf("  %s %s %s\n", s.green(m.Action), strings.TrimPrefix(m.Ref, "refs/notes/"), s.dim("from "+m.From))
+			for _, c := range m.Conflicts {
+				s.printf("    %s %s on %s: kept %s\n", c.Kind, c.ID, c.Object[:min(12, len(c.Object))], c.Kept)
+			}
+			if len(m.Forgotten) > 0 {
+				s.printf("    dropped %d forgotten record(s): %s\n", len(m.Forgotten), strings.Join(m.Forgotten, ", "))
+			}
+		}
+		for _, r := range res.Replaced {
+			s.printf("  %s %s on %s: %s (history purged here) replaced by %s\n", s.yellow("force-updated"), strings.TrimPrefix(r.Ref, "refs/notes/"), res.Remote, r.Old, r.New)
+		}
+		for _, p := range res.PurgePending {
+			s.printf("  %s %s: %s still holds history purged here; not pushed. Run git gloss sync --purge %s to replace it\n", s.yellow("purge pending"), strings.TrimPrefix(p, "refs/notes/"), res.Remote, res.Remote)
 		}
 		for _, p := range res.Pushed {
 			s.printf("  %s %s\n", s.green("pushed"), strings.TrimPrefix(p, "refs/notes/"))

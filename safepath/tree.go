@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -353,5 +354,45 @@ func (t *Tree) lockPath(real string) string {
 // fs.ErrNotExist to errors.Is, so callers need not translate.
 type noSuchFile string
 
-func (p noSuchFile) Error() string        { return string(p) + ": no such file" }
+func (p noSuchFile) Error() string        { return fault.Quote(string(p)) + ": no such file" }
 func (p noSuchFile) Is(target error) bool { return target == fs.ErrNotExist }
+
+// RepoPath validates p as the name of a file in the repository's history
+// (the file a record is about), which need not exist in the working tree.
+// p is relative to the root (or absolute inside it). Refused as Resolve
+// refuses: what Clean refuses (".." escapes, a .git component), and, as
+// far as the working tree has its components, a symlink leading out of
+// the tree or into a git directory. It returns p clean, as commits name
+// it — not where its links lead.
+func (t *Tree) RepoPath(p string) (string, error) {
+	rel, err := Clean(t.dir, p)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." {
+		return "", refuse(p, ErrEmpty)
+	}
+	if _, err := t.Resolve(rel); err != nil {
+		return "", err
+	}
+	return rel, nil
+}
+
+// CreateFile writes a new file at p, creating its folders, and refuses
+// (fault.Conflict) when something is already there: for the templates
+// `spec new` and `doc new` write, which must never replace a person's work.
+func (t *Tree) CreateFile(p string, data []byte, mode os.FileMode) (string, error) {
+	real, err := t.Resolve(p)
+	if err != nil {
+		return "", err
+	}
+	if _, err := t.root.Lstat(real); err == nil {
+		return "", fault.Conflictf("%s already exists; gloss does not overwrite it", real)
+	}
+	if dir := path.Dir(real); dir != "." {
+		if err := t.root.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("create %s: %w", dir, err)
+		}
+	}
+	return real, t.WriteReal(real, data, mode)
+}

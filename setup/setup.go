@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
@@ -35,6 +36,9 @@ const setupVersionKey = "gloss.setupVersion"
 type InitOptions struct {
 	Clients []string // MCP clients to register with; nil means "claude"
 	NoMCP   bool     // register with no MCP client
+	// Agents, when set, also installs the coding agents' hooks (see
+	// InstallAgents); an empty non-nil list means DefaultAgents.
+	Agents []string
 }
 
 // HookChange reports one hook.
@@ -63,6 +67,40 @@ type Result struct {
 	// tree (the notebook); uninstall removes those nobody changed or
 	// committed since, and lists them here.
 	Scaffolded []string `json:"scaffolded"`
+	// Agents are the coding agents' hook files (agent install, init
+	// --agents) and Instructions the AGENTS.md / CLAUDE.md blocks.
+	Agents       []AgentChange        `json:"agents"`
+	Instructions []InstructionsChange `json:"instructions"`
+	// Next are the commands worth running next, for people.
+	Next []string `json:"next"`
+	// Skipped lists the parts of the setup init left out because the
+	// repository's own files made them unsafe (a client file or the
+	// notebook reached through a link into .git or out of the tree); the
+	// rest is set up.
+	Skipped []Skipped `json:"skipped"`
+}
+
+// Skipped is a part of the setup left out, and why.
+type Skipped struct {
+	What   string `json:"what"`
+	Reason string `json:"reason"`
+}
+
+// SkipRefused records what as skipped when err is a refusal of the
+// repository's content (a usage error: the resolver refused a path, a
+// file is not what it must be) and reports whether it did; any other
+// error is for the caller to return.
+func (r *Result) SkipRefused(what string, err error) bool {
+	if fault.KindOf(err) != fault.Usage {
+		return false
+	}
+	r.Skipped = append(r.Skipped, Skipped{What: what, Reason: fault.Line(err.Error())})
+	return true
+}
+
+func newResult(schema string) *Result {
+	return &Result{Schema: schema, SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{},
+		Scaffolded: []string{}, Agents: []AgentChange{}, Instructions: []InstructionsChange{}, Next: []string{}, Skipped: []Skipped{}}
 }
 
 // manifest is what init added, kept in <git common dir>/gloss/install.json.
@@ -80,6 +118,11 @@ type manifest struct {
 
 	// Scaffold is what init created in the working tree (the notebook).
 	Scaffold []ScaffoldEntry `json:"scaffold,omitempty"`
+
+	// Agents and Instructions are what agent install added (agents.go,
+	// instructions.go).
+	Agents       []AgentChange        `json:"agents,omitempty"`
+	Instructions []InstructionsChange `json:"instructions,omitempty"`
 }
 
 func manifestPath(repo *gitops.Repo) string {
@@ -138,8 +181,43 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
+	res := newResult("gloss-init/v1")
+	clients := opts.Clients
+	if len(clients) == 0 {
+		clients = []string{"claude"}
+	}
+	if opts.NoMCP {
+		clients = nil
+	}
+	// Client files are checked before anything changes: a broken one is
+	// refused now, not after the hooks are in; one the resolver refuses
+	// (the repository's own content made it unsafe) is skipped.
+	var register []string
+	for _, c := range clients {
+		t, err := TargetFor(c, repo.Root(), false)
+		if err != nil {
+			return nil, err
+		}
+		unsafe, err := checkTarget(t)
+		if err != nil {
+			return nil, err
+		}
+		if unsafe != nil {
+			res.SkipRefused("mcp "+c, fault.As(fault.Usage, unsafe))
+			continue
+		}
+		register = append(register, c)
+	}
 
+	// What is done is recorded even when a later step fails, so that
+	// uninstall can take it back.
+	saved := false
+	defer func() {
+		if !saved {
+			m.Version = SetupVersion
+			_ = m.save(repo)
+		}
+	}()
 	before := m.TeamHooks
 	hooks, err := installHooks(ctx, repo, m)
 	if err != nil {
@@ -178,20 +256,26 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 		return nil, err
 	}
 
-	if !opts.NoMCP {
-		clients := opts.Clients
-		if len(clients) == 0 {
-			clients = []string{"claude"}
+	for _, c := range register {
+		ch, err := installMCP(repo, m, c, false, nil)
+		if err != nil {
+			return nil, err
 		}
-		for _, c := range clients {
-			ch, err := installMCP(repo, m, c, false)
-			if err != nil {
-				return nil, err
-			}
-			res.MCP = append(res.MCP, ch)
-		}
+		res.MCP = append(res.MCP, ch)
 	}
+	if opts.Agents != nil {
+		if err := installAgents(repo, m, AgentOptions{Agents: opts.Agents}, res); err != nil {
+			return nil, err
+		}
+	} else if len(m.Agents) == 0 {
+		res.Next = append(res.Next, "git gloss agent install    # let coding agents get gloss's context before they edit ("+strings.Join(DefaultAgents(repo.Root()), ", ")+")")
+	}
+	if files := sharedFiles(repo.Root(), res); len(files) > 0 {
+		res.Next = append(res.Next, "git add "+strings.Join(files, " ")+" && git commit -m 'Set up gloss'   # share the setup with your team")
+	}
+	res.Next = append(res.Next, "git gloss status           # what gloss knows about this repository")
 	m.Version = SetupVersion
+	saved = true
 	if err := m.save(repo); err != nil {
 		return nil, err
 	}
@@ -264,25 +348,35 @@ func ensureConfig(ctx context.Context, repo *gitops.Repo, key, value string) (Co
 // InstallMCP registers gloss with one MCP client, in the repository or in
 // the user's global configuration.
 func InstallMCP(ctx context.Context, repo *gitops.Repo, client string, global bool) (*Result, error) {
+	return RegisterMCP(ctx, repo, client, global, nil)
+}
+
+// RegisterMCP is InstallMCP that also sets the server's toolsets: nil
+// keeps what an existing entry has, an empty list removes them (the server
+// then follows the team's [mcp] toolsets or the repository's default).
+func RegisterMCP(ctx context.Context, repo *gitops.Repo, client string, global bool, toolsets []string) (*Result, error) {
 	m, err := loadManifest(repo)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := installMCP(repo, m, client, global)
+	ch, err := installMCP(repo, m, client, global, toolsets)
 	if err != nil {
 		return nil, err
 	}
 	if err := m.save(repo); err != nil {
 		return nil, err
 	}
-	return &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{ch}, Scaffolded: []string{}}, nil
+	res := newResult("gloss-init/v1")
+	res.MCP = append(res.MCP, ch)
+	return res, nil
 }
 
-func installMCP(repo *gitops.Repo, m *manifest, client string, global bool) (MCPChange, error) {
+func installMCP(repo *gitops.Repo, m *manifest, client string, global bool, toolsets []string) (MCPChange, error) {
 	t, err := TargetFor(client, repo.Root(), global)
 	if err != nil {
 		return MCPChange{}, err
 	}
+	t.Toolsets = toolsets
 	ch, err := registerServer(t)
 	if err != nil {
 		return ch, err
@@ -301,7 +395,7 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Schema: "gloss-uninstall/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
+	res := newResult("gloss-uninstall/v1")
 
 	hookPaths := map[string]bool{}
 	for _, h := range m.Hooks {
@@ -350,6 +444,9 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		}
 		res.MCP = append(res.MCP, ch)
 	}
+	if err := uninstallAgents(repo, m, res); err != nil {
+		return nil, err
+	}
 	removed, err := removeScaffold(ctx, repo, m.Scaffold)
 	if err != nil {
 		return nil, err
@@ -359,4 +456,44 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// sharedFiles lists the files in the working tree that this init added or
+// changed and a team shares by committing them (the MCP registration, the
+// agents' hook files, the instruction blocks, the notebook scaffold), as
+// repository-relative paths.
+func sharedFiles(root string, res *Result) []string {
+	var paths []string
+	add := func(p, action string) {
+		if action != "added" && action != "updated" && action != "installed" {
+			return
+		}
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsAbs(p) && !strings.HasPrefix(rel, "..") {
+			p = rel
+		} else if filepath.IsAbs(p) {
+			return // outside the working tree: personal, not shared
+		}
+		p = filepath.ToSlash(p)
+		if strings.HasPrefix(p, ".gloss/") {
+			p = ".gloss"
+		}
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	for _, c := range res.MCP {
+		add(c.Path, c.Action)
+	}
+	for _, a := range res.Agents {
+		if !a.Global {
+			add(a.Path, a.Action)
+		}
+	}
+	for _, f := range res.Instructions {
+		add(f.Path, f.Action)
+	}
+	for _, p := range res.Scaffolded {
+		add(p, "added")
+	}
+	return paths
 }
