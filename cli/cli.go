@@ -69,6 +69,8 @@ type CLI struct {
 	Deps     DepsCmd     `cmd:"" group:"Annotations" help:"Regions that declared a dependency on a file or anchor."`
 	History  HistoryCmd  `cmd:"" group:"Annotations" help:"The annotated timeline of a file or anchor."`
 	Summary  SummaryCmd  `cmd:"" group:"Annotations" help:"Intent and constraints per anchor of a file or directory."`
+	Blame    BlameCmd    `cmd:"" group:"Annotations" help:"Annotated blame: who last changed each run of lines, and why."`
+	Log      LogCmd      `cmd:"" group:"Annotations" passthrough:"" help:"git log with one readable line per gloss record under each commit."`
 
 	Note NoteCmd `cmd:"" group:"Notebook" help:"The team notebook: create, show, list, search, tag, move, delete notes."`
 	Task TaskCmd `cmd:"" group:"Tasks" help:"Work items: add, list, ready, show, work on them with an agent, finalize."`
@@ -84,6 +86,7 @@ type CLI struct {
 	Carry     CarryCmd     `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
 	Ci        CiCmd        `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
 	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
+	Serve     ServeCmd     `cmd:"" help:"Serve a local, read-only web view of gloss (127.0.0.1, token)."`
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
 	CacheFill CacheFillCmd `cmd:"" name:"cache-fill" hidden:"" help:"Fill the blame cache for one file (reads start it)."`

@@ -1,0 +1,601 @@
+package web
+
+import (
+	"context"
+	"html/template"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/noma"
+	"github.com/gloss-dev/gloss/notebook"
+	"github.com/gloss-dev/gloss/reconcile"
+	"github.com/gloss-dev/gloss/safepath"
+	"github.com/gloss-dev/gloss/setup"
+	"github.com/gloss-dev/gloss/tasks"
+	"github.com/gloss-dev/gloss/why"
+)
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /{$}", s.overview)
+	m.HandleFunc("GET /assets/{file...}", s.asset)
+	m.HandleFunc("GET /file/{path...}", s.file)
+	m.HandleFunc("GET /history/{path...}", s.history)
+	m.HandleFunc("GET /tree/{path...}", s.tree)
+	m.HandleFunc("GET /specs", s.specs)
+	m.HandleFunc("GET /specs/diff", s.specDiff)
+	m.HandleFunc("GET /tasks", s.tasks)
+	m.HandleFunc("GET /tasks/events", s.taskEvents)
+	m.HandleFunc("GET /task/{id}", s.task)
+	m.HandleFunc("GET /task/{id}/log", s.taskLog)
+	m.HandleFunc("GET /notebook", s.notebook)
+	m.HandleFunc("GET /notebook/search", s.noteSearch)
+	m.HandleFunc("GET /note/{path...}", s.note)
+	m.HandleFunc("GET /docs", s.docs)
+	m.HandleFunc("GET /doc/{path...}", s.doc)
+	s.mux = m
+}
+
+// withRepo opens the repository for one request, as the CLI does for one
+// command.
+func (s *Server) withRepo(w http.ResponseWriter, r *http.Request, fn func(repo *gitops.Repo) error) {
+	repo, err := gitops.Open(s.dir)
+	if err == nil {
+		defer repo.Close()
+		err = fn(repo)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+	}
+}
+
+func (s *Server) asset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	if name == "chroma.css" {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Header().Set("Cache-Control", "private, max-age=3600")
+		_, _ = w.Write(chromaCSS())
+		return
+	}
+	data, err := fs.ReadFile(assetFS, path.Join("assets", name))
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	ct := mime.TypeByExtension(path.Ext(name))
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Cache-Control", "private, max-age=3600")
+	_, _ = w.Write(data)
+}
+
+// hasAsset reports whether an embedded asset exists (vendor/ files are
+// built by make and may be absent).
+func hasAsset(name string) bool {
+	_, err := fs.Stat(assetFS, path.Join("assets", name))
+	return err == nil
+}
+
+// overviewData is what the overview shows besides the status.
+type overviewData struct {
+	Status *setup.Status
+	Specs  *reconcile.StatusResult
+	Tasks  map[string]int
+	Ready  []tasks.Summary
+	Notes  []notebook.NoteEntry
+	Errors []string
+}
+
+func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		st, err := setup.CollectStatus(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		d := overviewData{Status: st, Tasks: map[string]int{}}
+		if r.URL.Query().Get("format") != "json" {
+			if ws, err := reconcile.Open(r.Context(), repo); err == nil {
+				if sr, err := ws.Status(); err == nil {
+					d.Specs = sr
+				} else {
+					d.Errors = append(d.Errors, "specs: "+err.Error())
+				}
+			}
+			if ts, err := tasks.Open(r.Context(), repo); err == nil {
+				if l, err := ts.List("", 0); err == nil {
+					for _, t := range l.Tasks {
+						d.Tasks[t.Status]++
+						if t.Status == "ready" {
+							d.Ready = append(d.Ready, t)
+						}
+					}
+				}
+				ts.Close()
+			}
+			if nb, err := notebook.Open(r.Context(), repo); err == nil {
+				if l, err := nb.List(""); err == nil {
+					d.Notes = l.Notes
+					if len(d.Notes) > 8 {
+						d.Notes = d.Notes[:8]
+					}
+				}
+				nb.Close()
+			}
+		}
+		s.page(w, r, "overview", view{Title: "Overview", Nav: "overview", Data: d}, st)
+		return nil
+	})
+}
+
+// fileData is the file page: the annotated blame and the highlighted
+// source, hunk by hunk.
+type fileData struct {
+	Blame   *why.BlameResult
+	Hunks   []hunkView
+	Deps    *why.DepsResult
+	Regions map[string]*why.RegionView
+	Dir     string
+}
+
+type hunkView struct {
+	why.Hunk
+	Index   int
+	Code    template.HTML
+	Region  *why.RegionView
+	Regions []*why.RegionView
+}
+
+func (s *Server) file(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	rev := r.URL.Query().Get("rev")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		b, err := why.Blame(r.Context(), repo, why.BlameQuery{Path: p, Rev: rev})
+		if err != nil {
+			return err
+		}
+		if r.URL.Query().Get("format") == "json" {
+			writeJSON(w, b)
+			return nil
+		}
+		rel, content, err := why.Source(repo, p, rev)
+		if err != nil {
+			return err
+		}
+		deps, err := why.Deps(r.Context(), repo, why.DepsQuery{Path: rel})
+		if err != nil {
+			return err
+		}
+		d := fileData{Blame: b, Deps: deps, Regions: map[string]*why.RegionView{}, Dir: path.Dir(rel)}
+		for i := range b.Regions {
+			d.Regions[b.Regions[i].ID] = &b.Regions[i]
+		}
+		lines := s.hl.Lines(rel, content)
+		var code strings.Builder
+		for i, h := range b.Hunks {
+			code.Reset()
+			for n := h.Start; n <= h.End && n-1 < len(lines); n++ {
+				ln := strconv.Itoa(n)
+				code.WriteString(`<span class="l" id="L` + ln + `"><a class="ln" href="#L` + ln + `" aria-hidden="true" tabindex="-1">` + ln + `</a>`)
+				code.WriteString(lines[n-1])
+				code.WriteString("\n</span>")
+			}
+			hv := hunkView{Hunk: h, Index: i, Code: template.HTML(code.String())} //nolint:gosec // built from escaped tokens
+			for _, id := range h.Regions {
+				hv.Regions = append(hv.Regions, d.Regions[id])
+			}
+			if len(hv.Regions) > 0 {
+				hv.Region = hv.Regions[0]
+			}
+			d.Hunks = append(d.Hunks, hv)
+		}
+		s.page(w, r, "file", view{Title: rel, Nav: "files", Scripts: []string{"file.js"}, Data: d}, b)
+		return nil
+	})
+}
+
+func (s *Server) history(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		if limit <= 0 {
+			limit = 10
+		}
+		h, err := why.History(r.Context(), repo, why.HistoryQuery{Path: p, Anchor: r.URL.Query().Get("anchor"), Limit: limit})
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "history", view{Title: "History of " + h.Query.Path, Nav: "files", Data: h}, h)
+		return nil
+	})
+}
+
+// treeData lists the files of HEAD under a folder, one level.
+type treeData struct {
+	Dir     string
+	Parent  string
+	Folders []string
+	Files   []string
+}
+
+func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
+	dir := strings.Trim(r.PathValue("path"), "/")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		if dir != "" {
+			if _, err := safepath.Clean(repo.Root(), dir); err != nil {
+				return err
+			}
+		}
+		entries, err := repo.ListFiles("HEAD", dir)
+		if err != nil {
+			return err
+		}
+		d := treeData{Dir: dir}
+		if dir != "" {
+			d.Parent = path.Dir(dir)
+			if d.Parent == "." {
+				d.Parent = ""
+			}
+		}
+		seen := map[string]bool{}
+		for _, e := range entries {
+			rest := strings.TrimPrefix(e.Path, dir)
+			rest = strings.TrimPrefix(rest, "/")
+			if first, _, nested := strings.Cut(rest, "/"); nested {
+				if !seen[first] {
+					seen[first] = true
+					d.Folders = append(d.Folders, path.Join(dir, first))
+				}
+				continue
+			}
+			d.Files = append(d.Files, e.Path)
+		}
+		sort.Strings(d.Folders)
+		sort.Strings(d.Files)
+		title := "Files"
+		if dir != "" {
+			title = dir
+		}
+		s.page(w, r, "tree", view{Title: title, Nav: "files", Data: d}, d)
+		return nil
+	})
+}
+
+func (s *Server) specs(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		ws, err := reconcile.Open(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		st, err := ws.Status()
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "specs", view{Title: "Specs", Nav: "specs", Data: st}, st)
+		return nil
+	})
+}
+
+type specDiffData struct {
+	Base string
+	Diff *reconcile.DiffResult
+}
+
+func (s *Server) specDiff(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	base := q.Get("base")
+	if base == "" {
+		base = "HEAD"
+	}
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		ws, err := reconcile.Open(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		d, err := ws.SpecDiff(r.Context(), reconcile.DiffInput{SpecPath: q.Get("spec"), BaseBranch: base, PlainBase: q.Get("plain") == "1"})
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "specdiff", view{Title: "Spec " + d.SpecPath, Nav: "specs", Data: specDiffData{Base: base, Diff: d}}, d)
+		return nil
+	})
+}
+
+// boardOrder is the columns of the task board, in the order work flows.
+var boardOrder = []string{"blocked", "pending", "ready", "in_progress", "paused", "needs_attention", "failed", "completed"}
+
+type column struct {
+	Status string
+	Tasks  []tasks.Summary
+}
+
+type boardData struct {
+	Columns []column
+	Total   int
+}
+
+func board(l *tasks.ListResult) boardData {
+	by := map[string][]tasks.Summary{}
+	for _, t := range l.Tasks {
+		by[t.Status] = append(by[t.Status], t)
+	}
+	d := boardData{Total: l.Total}
+	for _, st := range boardOrder {
+		d.Columns = append(d.Columns, column{Status: st, Tasks: by[st]})
+		delete(by, st)
+	}
+	var rest []string
+	for st := range by {
+		rest = append(rest, st)
+	}
+	slices.Sort(rest)
+	for _, st := range rest {
+		d.Columns = append(d.Columns, column{Status: st, Tasks: by[st]})
+	}
+	return d
+}
+
+// listTasks is task list --json's call (no status filter, no limit).
+func listTasks(ctx context.Context, repo *gitops.Repo) (*tasks.ListResult, error) {
+	ts, err := tasks.Open(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	defer ts.Close()
+	return ts.List("", 0)
+}
+
+func (s *Server) tasks(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		l, err := listTasks(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "tasks", view{Title: "Tasks", Nav: "tasks", Scripts: []string{"tasks.js"}, Data: board(l)}, l)
+		return nil
+	})
+}
+
+type taskData struct {
+	Task *tasks.Detail
+	Log  *tasks.LogResult
+}
+
+func (s *Server) task(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		ts, err := tasks.Open(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		defer ts.Close()
+		t, err := ts.Get(r.Context(), r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		d := taskData{Task: t}
+		if lg, err := ts.Log(t.ID, 200, 0, ""); err == nil {
+			d.Log = lg
+		}
+		s.page(w, r, "task", view{Title: t.ID + " " + t.Title, Nav: "tasks", Scripts: []string{"task.js"}, Data: d}, t)
+		return nil
+	})
+}
+
+type notebookData struct {
+	List   *notebook.ListResult
+	Tree   []folderView
+	Tags   []tagCount
+	Query  string
+	Search *notebook.SearchResult
+}
+
+type folderView struct {
+	Folder string
+	Notes  []notebook.NoteEntry
+}
+
+type tagCount struct {
+	Tag   string
+	Count int
+}
+
+func (s *Server) notebookData(r *http.Request, nb *notebook.Notebook) (notebookData, error) {
+	l, err := nb.List("")
+	if err != nil {
+		return notebookData{}, err
+	}
+	d := notebookData{List: l}
+	by := map[string][]notebook.NoteEntry{}
+	tags := map[string]int{}
+	for _, n := range l.Notes {
+		f := path.Dir(n.Path)
+		by[f] = append(by[f], n)
+		for _, t := range n.Tags {
+			tags[t]++
+		}
+	}
+	for _, f := range slices.Sorted(func(yield func(string) bool) {
+		for k := range by {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		d.Tree = append(d.Tree, folderView{Folder: f, Notes: by[f]})
+	}
+	for t, c := range tags {
+		d.Tags = append(d.Tags, tagCount{t, c})
+	}
+	sort.Slice(d.Tags, func(i, j int) bool {
+		if d.Tags[i].Count != d.Tags[j].Count {
+			return d.Tags[i].Count > d.Tags[j].Count
+		}
+		return d.Tags[i].Tag < d.Tags[j].Tag
+	})
+	return d, nil
+}
+
+func (s *Server) withNotebook(w http.ResponseWriter, r *http.Request, fn func(nb *notebook.Notebook) error) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		nb, err := notebook.Open(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		defer nb.Close()
+		return fn(nb)
+	})
+}
+
+func (s *Server) notebook(w http.ResponseWriter, r *http.Request) {
+	s.withNotebook(w, r, func(nb *notebook.Notebook) error {
+		d, err := s.notebookData(r, nb)
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "notebook", view{Title: "Notebook", Nav: "notebook", Scripts: []string{"search.js"}, Data: d}, d.List)
+		return nil
+	})
+}
+
+func (s *Server) noteSearch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query().Get("q")
+	tag := r.URL.Query()["tag"]
+	s.withNotebook(w, r, func(nb *notebook.Notebook) error {
+		in := notebook.SearchInput{Query: q, Tags: tag, Limit: 20}
+		res, err := nb.Search(in)
+		if err != nil {
+			return err
+		}
+		if r.URL.Query().Get("format") == "json" {
+			writeJSON(w, res)
+			return nil
+		}
+		d, err := s.notebookData(r, nb)
+		if err != nil {
+			return err
+		}
+		d.Query, d.Search = q, res
+		s.page(w, r, "notebook", view{Title: "Search: " + q, Nav: "notebook", Scripts: []string{"search.js"}, Data: d}, res)
+		return nil
+	})
+}
+
+type noteData struct {
+	Note    *notebook.NoteResult
+	HTML    template.HTML
+	Mermaid bool
+	Tags    []string
+}
+
+func (s *Server) note(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	s.withNotebook(w, r, func(nb *notebook.Notebook) error {
+		n, err := nb.Read(p)
+		if err != nil {
+			return err
+		}
+		if r.URL.Query().Get("format") == "json" {
+			writeJSON(w, n)
+			return nil
+		}
+		body, hasMermaid := renderNote(n.Path, n.Content)
+		d := noteData{Note: n, HTML: body, Mermaid: hasMermaid}
+		if tags, ok := n.Frontmatter["tags"].([]any); ok {
+			for _, t := range tags {
+				if s, ok := t.(string); ok {
+					d.Tags = append(d.Tags, s)
+				}
+			}
+		}
+		v := view{Title: n.Path, Nav: "notebook", Data: d}
+		if hasMermaid && hasAsset("vendor/mermaid.min.js") {
+			v.Scripts = []string{"vendor/mermaid.min.js", "mermaid-init.js"}
+		}
+		s.page(w, r, "note", v, n)
+		return nil
+	})
+}
+
+type docsData struct {
+	Files []string
+}
+
+func (s *Server) docs(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		d := docsData{Files: []string{}}
+		entries, err := repo.ListFiles("HEAD", "")
+		if err != nil && !gitops.IsNotFound(err) {
+			return err
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Path, ".noma") {
+				d.Files = append(d.Files, e.Path)
+			}
+		}
+		s.page(w, r, "docs", view{Title: "Documents", Nav: "docs", Data: d}, d)
+		return nil
+	})
+}
+
+type docData struct {
+	File       string
+	Blocks     []blockView
+	Check      *noma.CheckResult
+	Transcript *noma.TranscriptResult
+	Timeline   []string
+	Read       *noma.ReadResult
+}
+
+type blockView struct {
+	noma.Block
+	Source string
+}
+
+func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		tree, err := safepath.ForRepo(repo)
+		if err != nil {
+			return err
+		}
+		defer tree.Close()
+		st := noma.NewStore(tree)
+		res, err := st.Read(p)
+		if err != nil {
+			return err
+		}
+		if r.URL.Query().Get("format") == "json" {
+			writeJSON(w, res)
+			return nil
+		}
+		rel, src, err := st.ReadSource(p)
+		if err != nil {
+			return err
+		}
+		d := docData{File: rel, Read: res}
+		lines := strings.Split(src, "\n")
+		for _, b := range res.Blocks {
+			bv := blockView{Block: b}
+			if b.Lines[0] >= 1 && b.Lines[1] <= len(lines) && b.Lines[0] <= b.Lines[1] {
+				bv.Source = strings.Join(lines[b.Lines[0]-1:b.Lines[1]], "\n")
+			}
+			d.Blocks = append(d.Blocks, bv)
+		}
+		if c, err := st.Check(p, noma.ValidateOptions{}); err == nil {
+			d.Check = c
+		}
+		if tr, tl, err := st.TranscriptLines(p); err == nil {
+			d.Transcript, d.Timeline = tr, tl
+		}
+		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Data: d}, res)
+		return nil
+	})
+}
