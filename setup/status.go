@@ -48,7 +48,7 @@ type SetupInfo struct {
 // ConfigInfo reports the git config gloss relies on and the team file.
 type ConfigInfo struct {
 	RewriteRef    bool              `json:"rewrite_ref"`
-	DisplayRef    bool              `json:"display_ref"` // notes.displayRef names the annotations ref: git log prints raw JSON
+	DisplayRef    bool              `json:"display_ref"`    // notes.displayRef names the annotations ref: git log prints raw JSON
 	FetchRefspecs map[string]bool   `json:"fetch_refspecs"` // remote -> configured
 	TeamFile      string            `json:"team_file"`
 	TeamPresent   bool              `json:"team_present"`
