@@ -77,7 +77,7 @@ func (s *Server) taskListJSON(r *http.Request) ([]byte, error) {
 		return nil, err
 	}
 	defer repo.Close()
-	l, err := listTasks(r.Context(), repo)
+	l, err := listTasks(r, repo)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,7 @@
 package web
 
 import (
-	"context"
-	"html/template"
+		"html/template"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -205,11 +204,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	p := r.PathValue("path")
 	s.withRepo(w, r, func(repo *gitops.Repo) error {
-		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
-		if limit <= 0 {
-			limit = 10
-		}
-		h, err := why.History(r.Context(), repo, why.HistoryQuery{Path: p, Anchor: r.URL.Query().Get("anchor"), Limit: limit})
+		h, err := why.History(r.Context(), repo, why.HistoryQuery{Path: p, Anchor: r.URL.Query().Get("anchor"), Limit: intParam(r, "limit", 10)})
 		if err != nil {
 			return err
 		}
@@ -343,19 +338,28 @@ func board(l *tasks.ListResult) boardData {
 	return d
 }
 
-// listTasks is task list --json's call (no status filter, no limit).
-func listTasks(ctx context.Context, repo *gitops.Repo) (*tasks.ListResult, error) {
-	ts, err := tasks.Open(ctx, repo)
+// listTasks is task list --json's call, with its default limit unless
+// the URL gives one.
+func listTasks(r *http.Request, repo *gitops.Repo) (*tasks.ListResult, error) {
+	ts, err := tasks.Open(r.Context(), repo)
 	if err != nil {
 		return nil, err
 	}
 	defer ts.Close()
-	return ts.List("", 0)
+	return ts.List(r.URL.Query().Get("status"), intParam(r, "limit", 50))
+}
+
+// intParam reads a positive number from the URL, or def.
+func intParam(r *http.Request, name string, def int) int {
+	if n, err := strconv.Atoi(r.URL.Query().Get(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
 }
 
 func (s *Server) tasks(w http.ResponseWriter, r *http.Request) {
 	s.withRepo(w, r, func(repo *gitops.Repo) error {
-		l, err := listTasks(r.Context(), repo)
+		l, err := listTasks(r, repo)
 		if err != nil {
 			return err
 		}
@@ -469,7 +473,7 @@ func (s *Server) noteSearch(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query().Get("q")
 	tag := r.URL.Query()["tag"]
 	s.withNotebook(w, r, func(nb *notebook.Notebook) error {
-		in := notebook.SearchInput{Query: q, Tags: tag, Limit: 20}
+		in := notebook.SearchInput{Query: q, Tags: tag, Limit: intParam(r, "limit", 10)}
 		res, err := nb.Search(in)
 		if err != nil {
 			return err
