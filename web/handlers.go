@@ -1,7 +1,7 @@
 package web
 
 import (
-		"html/template"
+	"html/template"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -25,6 +25,10 @@ func (s *Server) routes() {
 	m := http.NewServeMux()
 	m.HandleFunc("GET /{$}", s.overview)
 	m.HandleFunc("GET /assets/{file...}", s.asset)
+	m.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		r.SetPathValue("file", "favicon.svg")
+		s.asset(w, r)
+	})
 	m.HandleFunc("GET /file/{path...}", s.file)
 	m.HandleFunc("GET /history/{path...}", s.history)
 	m.HandleFunc("GET /tree/{path...}", s.tree)

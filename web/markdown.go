@@ -32,7 +32,10 @@ func renderNote(name, content string) (template.HTML, bool) {
 	if err := md.Convert([]byte(content), &buf); err != nil {
 		return template.HTML(`<pre>` + html.EscapeString(content) + `</pre>`), false //nolint:gosec // escaped
 	}
-	out := buf.String()
+	// GFM task-list boxes are read-only; give them a name a screen
+	// reader can say.
+	out := strings.ReplaceAll(buf.String(), `<input checked="" disabled="" type="checkbox">`, `<input checked="" disabled="" type="checkbox" aria-label="done">`)
+	out = strings.ReplaceAll(out, `<input disabled="" type="checkbox">`, `<input disabled="" type="checkbox" aria-label="not done">`)
 	return template.HTML(out), strings.Contains(out, `class="language-mermaid"`) //nolint:gosec // goldmark escapes text and drops raw HTML
 }
 
