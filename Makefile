@@ -10,15 +10,25 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/gloss-dev/gloss/buildinfo.Version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all deps build demo test lint bench githooks clean
+.PHONY: all deps build web-assets demo test lint bench githooks clean
 
 all: build
 
 deps:
 	@./scripts/deps.sh
 
-build: deps githooks
+build: deps githooks web-assets
 	go build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/git-gloss
+
+# JavaScript for git gloss serve comes from the npm registry through
+# web/js/package-lock.json, never copied into the repository: mermaid is
+# built into the embedded assets here (a binary built without it shows
+# diagrams as source); axe-core stays in node_modules for the browser test.
+WEB_VENDOR := web/assets/vendor/mermaid.min.js
+web-assets: $(WEB_VENDOR)
+$(WEB_VENDOR): web/js/package-lock.json
+	cd web/js && npm ci --no-audit --no-fund --silent
+	cp web/js/node_modules/mermaid/dist/mermaid.min.js $@
 
 # The main job: a real repository, gloss set up, hooked commits, reads
 # through the CLI and through MCP.
@@ -38,6 +48,7 @@ COVER_DIR := $(CURDIR)/bin/cover/data
 
 test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
+	cd web/js && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
 	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) go test -count=1 -timeout 15m ./...

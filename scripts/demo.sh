@@ -37,3 +37,7 @@ done
 
 step "Done"
 echo "The demo repository is $demo; try: cd $demo && git gloss --help"
+if [ -n "${serve_url:-}" ]; then
+	echo "git gloss serve is running in the background (pid $(cat "$root/bin/demo-serve.pid"); stop it with: kill $(cat "$root/bin/demo-serve.pid")). Open:"
+	echo "$serve_url"
+fi
