@@ -31,6 +31,7 @@ func (s *Server) routes() {
 	})
 	m.HandleFunc("GET /file/{path...}", s.file)
 	m.HandleFunc("GET /history/{path...}", s.history)
+	m.HandleFunc("GET /deps/{path...}", s.deps)
 	m.HandleFunc("GET /tree/{path...}", s.tree)
 	m.HandleFunc("GET /specs", s.specs)
 	m.HandleFunc("GET /specs/diff", s.specDiff)
@@ -142,19 +143,10 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 // fileData is the file page: the annotated blame and the highlighted
 // source, hunk by hunk.
 type fileData struct {
-	Blame   *why.BlameResult
-	Hunks   []hunkView
-	Deps    *why.DepsResult
-	Regions map[string]*why.RegionView
-	Dir     string
-}
-
-type hunkView struct {
-	why.Hunk
-	Index   int
-	Code    template.HTML
-	Region  *why.RegionView
-	Regions []*why.RegionView
+	Blame     *why.BlameResult
+	Regions   map[string]*why.RegionView
+	Dir       string
+	HunksHTML template.HTML
 }
 
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
@@ -169,37 +161,17 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, b)
 			return nil
 		}
-		rel, content, err := why.Source(repo, p, rev)
-		if err != nil {
-			return err
-		}
-		deps, err := why.Deps(r.Context(), repo, why.DepsQuery{Path: rel})
-		if err != nil {
-			return err
-		}
-		d := fileData{Blame: b, Deps: deps, Regions: map[string]*why.RegionView{}, Dir: path.Dir(rel)}
+		rel, content := b.Query.Path, b.Source
+		d := fileData{Blame: b, Regions: map[string]*why.RegionView{}, Dir: path.Dir(rel)}
 		for i := range b.Regions {
 			d.Regions[b.Regions[i].ID] = &b.Regions[i]
 		}
 		lines := s.hl.Lines(rel, content)
-		var code strings.Builder
-		for i, h := range b.Hunks {
-			code.Reset()
-			for n := h.Start; n <= h.End && n-1 < len(lines); n++ {
-				ln := strconv.Itoa(n)
-				code.WriteString(`<span class="l" id="L` + ln + `"><a class="ln" href="#L` + ln + `" aria-hidden="true" tabindex="-1">` + ln + `</a>`)
-				code.WriteString(lines[n-1])
-				code.WriteString("\n</span>")
-			}
-			hv := hunkView{Hunk: h, Index: i, Code: template.HTML(code.String())} //nolint:gosec // built from escaped tokens
-			for _, id := range h.Regions {
-				hv.Regions = append(hv.Regions, d.Regions[id])
-			}
-			if len(hv.Regions) > 0 {
-				hv.Region = hv.Regions[0]
-			}
-			d.Hunks = append(d.Hunks, hv)
+		html, err := s.renderHunks(&d, rel, lines)
+		if err != nil {
+			return err
 		}
+		d.HunksHTML = html
 		s.page(w, r, "file", view{Title: rel, Nav: "files", Scripts: []string{"file.js"}, Data: d}, b)
 		return nil
 	})
@@ -213,6 +185,21 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		s.page(w, r, "history", view{Title: "History of " + h.Query.Path, Nav: "files", Data: h}, h)
+		return nil
+	})
+}
+
+// deps lists the regions that declared a dependency on a file (or an
+// anchor of it): its own page, as scanning every record is the largest
+// cost a file page would otherwise pay on each load.
+func (s *Server) deps(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		d, err := why.Deps(r.Context(), repo, why.DepsQuery{Path: p, Anchor: r.URL.Query().Get("anchor")})
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "deps", view{Title: "Depended on: " + d.Query.Path, Nav: "files", Data: d}, d)
 		return nil
 	})
 }

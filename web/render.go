@@ -88,6 +88,9 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, name string, v vie
 		return
 	}
 	var buf bytes.Buffer
+	if d, ok := v.Data.(fileData); ok {
+		buf.Grow(len(d.HunksHTML) + 16<<10)
+	}
 	if err := t.Execute(&buf, v); err != nil {
 		s.fail(w, r, fmt.Errorf("render %s: %w", name, err))
 		return

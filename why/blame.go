@@ -43,6 +43,10 @@ type BlameResult struct {
 	Outline []treesitter.Anchor `json:"outline" jsonschema:"the file's functions, methods and types"`
 	Notes   []string            `json:"notes"`
 	Skipped int                 `json:"skipped" jsonschema:"note lines skipped: not valid JSON, or not a known annotation record"`
+
+	// Source is the content blamed, for a view that shows it beside the
+	// blame (not part of the JSON).
+	Source []byte `json:"-"`
 }
 
 func init() {
@@ -63,29 +67,21 @@ func Source(repo *gitops.Repo, p, rev string) (rel string, content []byte, err e
 // lines, each with the regions of a whole-file read that cover it, and the
 // file's outline.
 func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, error) {
-	read, err := Read(ctx, repo, Query{Path: q.Path, Rev: q.Rev})
+	read, f, b, err := read(ctx, repo, Query{Path: q.Path, Rev: q.Rev})
 	if err != nil {
 		return nil, err
 	}
 	q.Path = read.Query.Path
 	res := &BlameResult{Schema: "gloss-blame/v1", Query: q, Rev: read.Resolved.Rev, Hunks: []Hunk{},
 		Regions: read.Regions, Outline: []treesitter.Anchor{}, Notes: read.Notes, Skipped: read.Skipped}
-	f, err := openFile(repo, q.Path, q.Rev)
-	if err != nil {
-		return nil, err
-	}
-	res.Lines = f.lines
+	res.Lines, res.Source = f.lines, f.content
 	if a := outline(repo, f.rel, f.content); a != nil {
 		res.Outline = a
 	}
-	if f.lines == 0 {
+	if f.lines == 0 || b == nil {
 		return res, nil
 	}
-	// The read just blamed the same lines: this is a cache hit.
-	b, err := repo.BlameCached(ctx, f.rev, f.rel, 1, f.lines)
-	if err != nil {
-		return nil, err
-	}
+	// The read blamed the whole file (no anchor, no lines asked).
 	for _, l := range b.Lines {
 		if n := len(res.Hunks); n > 0 && res.Hunks[n-1].Commit == l.Commit && res.Hunks[n-1].End == l.Line-1 {
 			res.Hunks[n-1].End = l.Line
