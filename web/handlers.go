@@ -21,6 +21,14 @@ import (
 	"github.com/gloss-dev/gloss/why"
 )
 
+// pct is a share in whole percent.
+func pct(part, whole int) int {
+	if whole <= 0 {
+		return 0
+	}
+	return (part*100 + whole/2) / whole
+}
+
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	m.HandleFunc("GET /{$}", s.overview)
@@ -91,7 +99,9 @@ func hasAsset(name string) bool {
 
 // overviewData is what the overview shows besides the status.
 type overviewData struct {
-	Status *setup.Status
+	Status  *setup.Status
+	Authors *why.AuthorsResult
+	Commits int // on HEAD
 	Specs  *reconcile.StatusResult
 	Tasks  map[string]int
 	Ready  []tasks.Summary
@@ -107,6 +117,12 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		}
 		d := overviewData{Status: st, Tasks: map[string]int{}}
 		if r.URL.Query().Get("format") != "json" {
+			if a, err := why.Authors(repo); err == nil {
+				d.Authors = a
+			}
+			if out, err := repo.Git(r.Context(), "rev-list", "--count", "HEAD"); err == nil {
+				d.Commits, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+			}
 			if ws, err := reconcile.Open(r.Context(), repo); err == nil {
 				if sr, err := ws.Status(); err == nil {
 					d.Specs = sr

@@ -44,6 +44,8 @@ var funcs = template.FuncMap{
 	"add":       func(a, b int) int { return a + b },
 	"hasPrefix": strings.HasPrefix,
 	"markdown":  renderMarkdown,
+	"pct":       pct,
+	"refname":   func(r string) string { return strings.TrimPrefix(r, "refs/notes/") },
 }
 
 // loadPages parses each page with the shared layout.
