@@ -52,6 +52,8 @@ Every day:
   git gloss annotate --constraint "..."             tell the next commit what you know
   git gloss task ready                              what can be worked on now
   git gloss note search "deploy"                    what the team notebook says
+  git gloss serve                                   see it all in a browser (local, read-only)
+  git gloss log -n 5                                git log with gloss's records, readable
 
 Every command takes --json for machine-readable output; "git gloss schema"
 lists the JSON Schemas of those outputs.

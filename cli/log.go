@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 
@@ -36,6 +37,20 @@ const (
 
 // Run prints the log.
 func (c *LogCmd) Run(g *Globals) error {
+	// Every argument goes to git log, but for help, and --json, which
+	// git log does not have.
+	for _, a := range c.Args {
+		if a == "--" {
+			break
+		}
+		switch a {
+		case "-h", "--help":
+			fmt.Fprintf(g.stdout, "Usage: git gloss log [git log arguments]\n\n%s\n", c.Help())
+			return nil
+		case "--json":
+			return fault.Usagef("git gloss log is for people; for the records as JSON use git gloss export, or git gloss read/history --json")
+		}
+	}
 	repo, err := g.openRepo()
 	if err != nil {
 		return err

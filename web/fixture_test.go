@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"bufio"
-	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -213,13 +212,3 @@ func artifacts(t *testing.T) string {
 	}
 	return dir
 }
-
-func pathEscape(p string) string {
-	parts := strings.Split(p, "/")
-	for i := range parts {
-		parts[i] = url.PathEscape(parts[i])
-	}
-	return strings.Join(parts, "/")
-}
-
-var _ = fmt.Sprintf

@@ -102,11 +102,11 @@ type overviewData struct {
 	Status  *setup.Status
 	Authors *why.AuthorsResult
 	Commits int // on HEAD
-	Specs  *reconcile.StatusResult
-	Tasks  map[string]int
-	Ready  []tasks.Summary
-	Notes  []notebook.NoteEntry
-	Errors []string
+	Specs   *reconcile.StatusResult
+	Tasks   map[string]int
+	Ready   []tasks.Summary
+	Notes   []notebook.NoteEntry
+	Errors  []string
 }
 
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package why
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
@@ -98,17 +99,34 @@ func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, 
 	}
 	for i := range res.Hunks {
 		h := &res.Hunks[i]
+		var cover []*RegionView
 		for j := range res.Regions {
 			r := &res.Regions[j]
 			if r.Commit != h.Commit || r.Current == nil || r.Current.End < h.Start || r.Current.Start > h.End {
 				continue
 			}
-			h.Regions = append(h.Regions, r.ID)
-			if h.By == nil {
-				by := r.Author
-				h.By = &by
+			cover = append(cover, r)
+		}
+		// The annotation a hunk shows first is the one that says the most
+		// about it: written by its author (an agent or a person) before the
+		// record the hook derives from the commit message, then the
+		// narrowest; the read's score order otherwise.
+		sort.SliceStable(cover, func(a, b int) bool {
+			ha, hb := cover[a].Source == annotate.SourceHook, cover[b].Source == annotate.SourceHook
+			if ha != hb {
+				return hb
 			}
+			return span(cover[a].Current) < span(cover[b].Current)
+		})
+		for _, r := range cover {
+			h.Regions = append(h.Regions, r.ID)
+		}
+		if len(cover) > 0 {
+			by := cover[0].Author
+			h.By = &by
 		}
 	}
 	return res, nil
 }
+
+func span(l *annotate.Lines) int { return l.End - l.Start }
