@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/gloss-dev/gloss/fixtures"
@@ -216,6 +218,30 @@ func TestBrowser(t *testing.T) {
 	if errs, _ := b.errorsSince(seen); len(errs) > 0 {
 		t.Errorf("console errors during the interactions: %v", errs)
 	}
+	t.Run("works without scripts", func(t *testing.T) { checkNoScript(t, s, b) })
+}
+
+// checkNoScript: with scripts off, an annotation still opens and the
+// notebook search still answers (as a form).
+func checkNoScript(t *testing.T, s *site, b *browser) {
+	b.do(t, "scripts off", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	// Proof the scripts are off: the board's live line stays as served.
+	b.do(t, "board", chromedp.Navigate(s.base+"/tasks"), chromedp.WaitVisible("#live"), chromedp.Sleep(time.Second))
+	if live := eval[string](t, b, `document.getElementById("live").textContent`); live != "updated when the page loads" {
+		t.Fatalf("scripts still run: the board says %q", live)
+	}
+	b.do(t, "file page", chromedp.Navigate(s.base+"/file/server/server.go"), chromedp.WaitVisible("main h1"))
+	b.do(t, "open by its summary", chromedp.Click(".hunk.annotated details.ann summary"), chromedp.WaitVisible(".hunk.annotated details.ann[open] .intent-full"))
+	b.do(t, "search form", chromedp.Navigate(s.base+"/notebook"), chromedp.WaitVisible("#q"),
+		chromedp.SendKeys("#q", plantedWord+"\r"),
+		chromedp.WaitVisible(`#results a[href="/note/`+notePath+`"]`))
+	if p := eval[string](t, b, `location.pathname`); p != "/notebook/search" {
+		t.Errorf("the form went to %s", p)
+	}
+	b.screenshot(t, "no-script-search")
 }
 
 // checkMermaid: with mermaid built into the assets the diagram is drawn
