@@ -42,7 +42,7 @@ func BenchmarkFilePage(b *testing.B) {
 	get := func(b *testing.B, url string) int {
 		req := httptest.NewRequest(http.MethodGet, url, nil)
 		req.Host = "bench.local"
-		req.AddCookie(&http.Cookie{Name: cookieName, Value: s.token})
+		req.AddCookie(&http.Cookie{Name: s.cookieName(), Value: s.token})
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		if w.Code != http.StatusOK {

@@ -451,7 +451,7 @@ func readLogStream(s *site) []string {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequest(http.MethodGet, s.base+"/task/"+s.taskID+"/log", nil)
-		req.AddCookie(&http.Cookie{Name: "gloss_token", Value: s.token})
+		req.AddCookie(&http.Cookie{Name: s.cookie(), Value: s.token})
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return []string{err.Error()}

@@ -168,6 +168,9 @@ func (s *site) start(t *testing.T) {
 	}
 }
 
+// cookie is the name of the token cookie: per port.
+func (s *site) cookie() string { return "gloss_token_" + strings.TrimPrefix(s.base, "http://127.0.0.1:") }
+
 // get fetches path with the token cookie.
 func (s *site) get(t *testing.T, path string) (int, string, http.Header) {
 	t.Helper()
@@ -175,7 +178,7 @@ func (s *site) get(t *testing.T, path string) (int, string, http.Header) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.AddCookie(&http.Cookie{Name: "gloss_token", Value: s.token})
+	req.AddCookie(&http.Cookie{Name: s.cookie(), Value: s.token})
 	return do(t, req)
 }
 

@@ -31,9 +31,11 @@ import (
 	"time"
 )
 
-// cookieName keeps the token after the first request, so links inside
-// the app need not carry it.
-const cookieName = "gloss_token"
+// cookiePrefix names the cookie that keeps the token after the first
+// request, so links inside the app need not carry it. The port follows:
+// browsers share cookies between the ports of a host, and two servers
+// (two repositories) must not overwrite each other's.
+const cookiePrefix = "gloss_token_"
 
 // Server serves one repository.
 type Server struct {
@@ -43,8 +45,9 @@ type Server struct {
 	pages *pages
 	hl    *highlightCache
 
-	mu    sync.Mutex
-	hosts map[string]bool // Host header values accepted
+	mu     sync.Mutex
+	hosts  map[string]bool // Host header values accepted
+	cookie string          // the token cookie's name
 }
 
 // New returns a server for the repository at dir with a fresh random
@@ -58,7 +61,7 @@ func New(dir string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, token: hex.EncodeToString(b), pages: p, hl: newHighlightCache(16), hosts: map[string]bool{}}
+	s := &Server{dir: dir, token: hex.EncodeToString(b), pages: p, hl: newHighlightCache(16), hosts: map[string]bool{}, cookie: cookiePrefix + "0"}
 	s.routes()
 	return s, nil
 }
@@ -89,6 +92,7 @@ func (s *Server) allowHostsFor(ln net.Listener) {
 	defer s.mu.Unlock()
 	s.hosts["127.0.0.1:"+port] = true
 	s.hosts["localhost:"+port] = true
+	s.cookie = cookiePrefix + port
 }
 
 // Serve serves on ln until ctx ends.
@@ -160,11 +164,17 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		if !s.tokenIs(t) {
 			return false
 		}
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		return true
 	}
-	c, err := r.Cookie(cookieName)
+	c, err := r.Cookie(s.cookieName())
 	return err == nil && s.tokenIs(c.Value)
+}
+
+func (s *Server) cookieName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cookie
 }
 
 func (s *Server) tokenIs(t string) bool {

@@ -66,7 +66,7 @@ func TestRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		if withToken {
-			r.AddCookie(&http.Cookie{Name: "gloss_token", Value: s.token})
+			r.AddCookie(&http.Cookie{Name: s.cookie(), Value: s.token})
 		}
 		if host != "" {
 			r.Host = host
@@ -105,7 +105,7 @@ func TestRefusals(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("with token: %d", code)
 	}
-	if c := h.Get("Set-Cookie"); !strings.Contains(c, "gloss_token="+s.token) || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") {
+	if c := h.Get("Set-Cookie"); !strings.Contains(c, s.cookie()+"="+s.token) || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") {
 		t.Errorf("cookie = %q", c)
 	}
 	csp := h.Get("Content-Security-Policy")
