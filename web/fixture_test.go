@@ -169,7 +169,9 @@ func (s *site) start(t *testing.T) {
 }
 
 // cookie is the name of the token cookie: per port.
-func (s *site) cookie() string { return "gloss_token_" + strings.TrimPrefix(s.base, "http://127.0.0.1:") }
+func (s *site) cookie() string {
+	return "gloss_token_" + strings.TrimPrefix(s.base, "http://127.0.0.1:")
+}
 
 // get fetches path with the token cookie.
 func (s *site) get(t *testing.T, path string) (int, string, http.Header) {
