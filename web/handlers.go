@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"html/template"
 	"io/fs"
 	"mime"
@@ -163,12 +164,17 @@ type fileData struct {
 	Regions   map[string]*why.RegionView
 	Dir       string
 	HunksHTML template.HTML
+	Binary    bool
 }
 
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	p := r.PathValue("path")
 	rev := r.URL.Query().Get("rev")
 	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		if rev == "" && r.URL.Query().Get("format") != "json" && isDir(repo, p) {
+			http.Redirect(w, r, "/tree/"+strings.Trim(p, "/"), http.StatusFound)
+			return nil
+		}
 		b, err := why.Blame(r.Context(), repo, why.BlameQuery{Path: p, Rev: rev})
 		if err != nil {
 			return err
@@ -182,7 +188,12 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		for i := range b.Regions {
 			d.Regions[b.Regions[i].ID] = &b.Regions[i]
 		}
-		lines := s.hl.Lines(rel, content)
+		var lines []string
+		if bytes.IndexByte(content[:min(len(content), 8000)], 0) >= 0 {
+			d.Binary = true // as git decides: a NUL early on
+		} else {
+			lines = s.hl.Lines(rel, content)
+		}
 		html, err := s.renderHunks(&d, rel, lines)
 		if err != nil {
 			return err
@@ -191,6 +202,22 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		s.page(w, r, "file", view{Title: rel, Nav: "files", Scripts: []string{"file.js"}, Data: d}, b)
 		return nil
 	})
+}
+
+// isDir reports whether p is a folder of the work tree, resolved by
+// safepath (a link to a folder elsewhere is not one).
+func isDir(repo *gitops.Repo, p string) bool {
+	tree, err := safepath.ForRepo(repo)
+	if err != nil {
+		return false
+	}
+	defer tree.Close()
+	real, err := tree.Resolve(p)
+	if err != nil {
+		return false
+	}
+	st, err := tree.Root().Stat(real)
+	return err == nil && st.IsDir()
 }
 
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {
