@@ -55,7 +55,7 @@ func (s *Server) renderHunks(d *fileData, rel string, lines []string) (template.
 		if h.Commit == gitops.Uncommitted {
 			b.WriteString(`<span class="c">uncommitted</span>`)
 		} else {
-			b.WriteString(`<span class="c">` + gitops.ShortID(h.Commit) + "</span>\n")
+			b.WriteString(`<span class="c" title="` + html.EscapeString(h.Summary) + `">` + gitops.ShortID(h.Commit) + "</span>\n")
 			b.WriteString(`<span class="au">` + html.EscapeString(h.Author) + "</span>\n")
 			if h.By != nil {
 				b.WriteString(`<span class="by k-` + html.EscapeString(h.By.Kind) + `">` + html.EscapeString(h.By.Kind))
