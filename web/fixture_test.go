@@ -87,6 +87,7 @@ func newSite(t *testing.T) *site {
 	fx.MustGloss("annotate", "--file", "server/server.go", "--anchor", "Server.Health",
 		"--intent", healthIntent, "--constraint", healthMust,
 		"--rejected", healthRejects+"|it queries the database", "--risk", healthRisk,
+		"--dep", "server/server.go#Server.Handle|routes are registered there",
 		"--author-name", "claude", "--model", "opus")
 	fx.Write("server/server.go", serverV1+healthFunc)
 	fx.Git("add", "-A")

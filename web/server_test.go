@@ -20,6 +20,7 @@ func TestJSONTwinsAreTheCLIBytes(t *testing.T) {
 		{"/?format=json", []string{"status", "--json"}},
 		{"/file/server/server.go?format=json", []string{"blame", "server/server.go", "--json"}},
 		{"/history/server/server.go?anchor=Server.Health&format=json", []string{"history", "server/server.go", "--anchor", "Server.Health", "--json"}},
+		{"/deps/server/server.go?format=json", []string{"deps", "server/server.go", "--json"}},
 		{"/specs?format=json", []string{"spec", "status", "--json"}},
 		{"/specs/diff?spec=" + specPath + "&base=HEAD~2&format=json", []string{"spec", "diff", specPath, "--base", "HEAD~2", "--json"}},
 		{"/tasks?format=json", []string{"task", "list", "--json"}},
@@ -47,6 +48,9 @@ func TestJSONTwinsAreTheCLIBytes(t *testing.T) {
 		if !strings.Contains(body, w) {
 			t.Errorf("blame twin lacks %s: %s", w, body)
 		}
+	}
+	if _, body, _ := s.get(t, "/deps/server/server.go?format=json"); !strings.Contains(body, "routes are registered there") {
+		t.Errorf("deps twin lacks the declared dependency: %s", body)
 	}
 }
 
