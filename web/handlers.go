@@ -594,7 +594,32 @@ type docData struct {
 
 type blockView struct {
 	noma.Block
-	Source string
+	Depth     int
+	Container bool   // has child blocks: shown as a heading over them
+	Source    string // a leaf's source lines
+	Verbatim  bool   // shown as source, not rendered (frontmatter, code)
+}
+
+// blockViews lays the flat block list out as the document reads: a
+// container (section, directive with children) as a labelled heading, its
+// children indented under it, each leaf's own source rendered once.
+func blockViews(blocks []noma.Block, lines []string) []blockView {
+	var out []blockView
+	var open [][2]int // line ranges of the containers we are inside
+	for _, b := range blocks {
+		for len(open) > 0 && b.Lines[0] > open[len(open)-1][1] {
+			open = open[:len(open)-1]
+		}
+		bv := blockView{Block: b, Depth: len(open), Container: b.ChildCount > 0}
+		if bv.Container {
+			open = append(open, b.Lines)
+		} else if b.Lines[0] >= 1 && b.Lines[1] <= len(lines) && b.Lines[0] <= b.Lines[1] {
+			bv.Source = strings.Join(lines[b.Lines[0]-1:b.Lines[1]], "\n")
+			bv.Verbatim = b.Type == "frontmatter" || b.Type == "code"
+		}
+		out = append(out, bv)
+	}
+	return out
 }
 
 func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
@@ -619,14 +644,7 @@ func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		d := docData{File: rel, Read: res}
-		lines := strings.Split(src, "\n")
-		for _, b := range res.Blocks {
-			bv := blockView{Block: b}
-			if b.Lines[0] >= 1 && b.Lines[1] <= len(lines) && b.Lines[0] <= b.Lines[1] {
-				bv.Source = strings.Join(lines[b.Lines[0]-1:b.Lines[1]], "\n")
-			}
-			d.Blocks = append(d.Blocks, bv)
-		}
+		d.Blocks = blockViews(res.Blocks, strings.Split(src, "\n"))
 		if c, err := st.Check(p, noma.ValidateOptions{}); err == nil {
 			d.Check = c
 		}

@@ -5,6 +5,7 @@ import (
 	"html"
 	"html/template"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -39,8 +40,11 @@ func renderNote(name, content string) (template.HTML, bool) {
 	return template.HTML(out), strings.Contains(out, `class="language-mermaid"`) //nolint:gosec // goldmark escapes text and drops raw HTML
 }
 
-// renderMarkdown renders a block of a document.
+// renderMarkdown renders a block of a document; its [[id]] references
+// link to the blocks they name on the same page.
 func renderMarkdown(src string) template.HTML {
 	h, _ := renderNote("block.md", src)
-	return h
+	return template.HTML(blockRef.ReplaceAllString(string(h), `<a href="#b-$1">[[$1]]</a>`)) //nolint:gosec // ids are [A-Za-z0-9_.:-]
 }
+
+var blockRef = regexp.MustCompile(`\[\[([A-Za-z0-9_.:-]+)\]\]`)
