@@ -185,7 +185,7 @@ func TestBrowser(t *testing.T) {
 		{"file", "/file/server/server.go"},
 		{"history", "/history/server/server.go?anchor=Server.Health"},
 		{"specs", "/specs"},
-		{"spec-diff", "/specs/diff?spec=" + specPath + "&base=HEAD~3"},
+		{"spec-diff", "/specs/diff?spec=" + specPath},
 		{"tasks", "/tasks"},
 		{"task", "/task/" + s.taskID},
 		{"notebook", "/notebook"},

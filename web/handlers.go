@@ -321,13 +321,22 @@ type specDiffData struct {
 func (s *Server) specDiff(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	base := q.Get("base")
-	if base == "" {
-		base = "HEAD"
-	}
 	s.withRepo(w, r, func(repo *gitops.Repo) error {
 		ws, err := reconcile.Open(r.Context(), repo)
 		if err != nil {
 			return err
+		}
+		if base == "" {
+			// The diff since the last reconciliation: from the commit
+			// HEAD was at then (HEAD when the spec was never reconciled).
+			base = "HEAD"
+			if st, err := ws.Status(); err == nil {
+				for _, row := range st.Specs {
+					if row.ReconciledHead != "" && (row.SpecPath == q.Get("spec") || strings.TrimSuffix(path.Base(row.SpecPath), ".spec.yaml") == q.Get("spec")) {
+						base = row.ReconciledHead
+					}
+				}
+			}
 		}
 		d, err := ws.SpecDiff(r.Context(), reconcile.DiffInput{SpecPath: q.Get("spec"), BaseBranch: base, PlainBase: q.Get("plain") == "1"})
 		if err != nil {

@@ -49,6 +49,11 @@ func TestJSONTwinsAreTheCLIBytes(t *testing.T) {
 			t.Errorf("blame twin lacks %s: %s", w, body)
 		}
 	}
+	// The spec page's diff starts, by default, where the spec was last
+	// reconciled: the later metrics commit is in it.
+	if _, body, _ := s.get(t, "/specs/diff?spec="+specPath); !strings.Contains(body, `&#43;// Metrics exposes counters.`) {
+		t.Errorf("the spec diff since the reconciliation lacks the later change:\n%s", body)
+	}
 	if _, body, _ := s.get(t, "/deps/server/server.go?format=json"); !strings.Contains(body, "routes are registered there") {
 		t.Errorf("deps twin lacks the declared dependency: %s", body)
 	}
