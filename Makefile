@@ -10,7 +10,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/gloss-dev/gloss/buildinfo.Version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all deps build web-assets demo test lint bench githooks clean
+.PHONY: all deps build web-assets demo test lint bench githooks clean dist install
 
 all: build
 
@@ -48,13 +48,17 @@ demo: build
 # gloss the whole suite exercised through the real binary.
 COVER_BIN := $(CURDIR)/bin/cover/git-gloss
 COVER_DIR := $(CURDIR)/bin/cover/data
+# tests/dist checks the release archive of this machine's architecture.
+DIST_ARCHIVE = $(CURDIR)/dist/git-gloss_$(VERSION)_linux_$(shell go env GOARCH).tar.gz
 
 test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
 	cd web/js && npm ci --no-audit --no-fund --silent
+	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
-	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) go test -count=1 -timeout 15m ./...
+	VERSION=$(VERSION) ./scripts/dist.sh
+	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) GLOSS_DIST_ARCHIVE=$(DIST_ARCHIVE) go test -count=1 -timeout 15m ./...
 	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
 	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 	@go tool covdata textfmt -i $(COVER_DIR) -o $(COVER_DIR)/profile.txt
@@ -75,9 +79,20 @@ bench: build
 	go test -run '^$$' -bench . -benchtime 20x ./...
 	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO),go run ./bench/cmd/compare)
 
+# Self-contained release archives in dist/ (static libgit2 and C library,
+# a man page, SHA256SUMS); ARCHES="amd64 arm64" cross-compiles arm64 too.
+dist: deps
+	./scripts/dist.sh $(ARCHES)
+
+# Installs git-gloss and its man page (PREFIX defaults to /usr/local for
+# root, ~/.local otherwise): from dist/ when an archive is there, else
+# from a source build.
+install:
+	./scripts/install.sh $(if $(PREFIX),--prefix $(PREFIX))
+
 # gloss dogfoods itself: its own clone runs the hook shims in .githooks.
 githooks:
 	@git config core.hooksPath .githooks 2>/dev/null || true
 
 clean:
-	rm -rf bin demo-repo
+	rm -rf bin demo-repo dist

@@ -36,6 +36,9 @@ type Options struct {
 	Skip []Region
 	// NoSummary leaves out the summary record (one was carried over).
 	NoSummary bool
+	// Agent is what the agent hooks captured: the lines agents wrote,
+	// per file, by content hash.
+	Agent []AgentWork
 }
 
 // Capture annotates a commit: a region record for every changed region and
@@ -53,15 +56,25 @@ func Capture(ctx context.Context, repo *gitops.Repo, commitID string, opts Optio
 	res := newResult()
 	res.Commit = commit.ID
 	msg := parseMessage(commit.Message)
-	base := Context{Intent: msg.subject, Reasoning: msg.body}
+	// The subject says why the commit was made, not why each file is the
+	// way it is: it goes on the summary record only. A region's intent is
+	// an Intent trailer, a staged context, an annotator's answer or, for
+	// an agent's lines, its session's prompt — or nothing, and read shows
+	// the commit's intent for it (marked as such).
+	base := Context{Reasoning: msg.body}
 	msg.apply(&base)
 	hookAuthor := Author{Kind: "human", Name: commit.AuthorName}
+	work := map[string]*AgentWork{}
+	for i := range opts.Agent {
+		work[opts.Agent[i].File] = &opts.Agent[i]
+	}
 	for _, f := range view.files {
 		for i := range f.regions {
 			r := &f.regions[i]
 			r.Source, r.Author = SourceHook, hookAuthor
 			base.merge(r)
 		}
+		attributeAgentWork(f, work[f.path])
 	}
 	var problems []error
 	if opts.ConsumePending {
@@ -83,9 +96,13 @@ func Capture(ctx context.Context, repo *gitops.Repo, commitID string, opts Optio
 		})
 	}
 	regions := dropCovered(view.regions(), opts.Skip)
+	summaryIntent := base.Intent
+	if summaryIntent == "" {
+		summaryIntent = msg.subject
+	}
 	summary := Summary{
 		Header: notes.NewHeader(Schema), Kind: KindSummary, Commit: commit.ID,
-		Intent: base.Intent, Reasoning: base.Reasoning, Risks: base.Risks, Tags: base.Tags,
+		Intent: summaryIntent, Reasoning: base.Reasoning, Risks: base.Risks, Tags: base.Tags,
 		Author: hookAuthor, Source: SourceHook, Files: []string{},
 	}
 	for _, t := range base.Constraints {

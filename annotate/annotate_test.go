@@ -136,8 +136,15 @@ func TestPostCommitCapturesRegionsTrailersAndStagedContext(t *testing.T) {
 		t.Errorf("reasoning = %q", handle.Reasoning)
 	}
 	list := regionFor(ds, "Server.list")
-	if list == nil || list.Intent != "server: add the todo API" || list.Source != annotate.SourceHook || list.Lines != (annotate.Lines{Start: 13, End: 15}) {
+	// The subject is the commit's intent, kept on the summary record, not
+	// stamped on every region (read shows it for them, marked "commit").
+	if list == nil || list.Intent != "" || list.Source != annotate.SourceHook || list.Lines != (annotate.Lines{Start: 13, End: 15}) {
 		t.Errorf("hook region for Server.list = %+v", list)
+	}
+	for _, r := range read(t, fx, "server/server.go", "--anchor", "Server.list").Regions {
+		if r.ID == list.ID && (r.Intent != "server: add the todo API" || r.IntentFrom != "commit") {
+			t.Errorf("read shows the region without the commit's intent: %+v", r)
+		}
 	}
 	if len(list.Risks) != 1 || strings.Join(list.Tags, ",") != "api,http" {
 		t.Errorf("trailers not on every region: %+v", list)

@@ -25,6 +25,7 @@ type changedFile struct {
 	content []byte
 	anchors []treesitter.Anchor
 	regions []Region
+	changed []Lines // the lines the commit changed
 }
 
 // draftRegions computes the regions commit changed relative to its first
@@ -50,7 +51,8 @@ func draftRegions(repo *gitops.Repo, commit *gitops.Commit) ([]*changedFile, err
 			return nil, err
 		}
 		f := &changedFile{path: ch.Path, blob: ch.NewBlob, content: content, anchors: treesitter.Outline(ch.Path, content)}
-		f.regions = regionsFor(commit.ID, f, hunkRanges(ch, content))
+		f.changed = hunkRanges(ch, content)
+		f.regions = regionsFor(commit.ID, f, f.changed)
 		files = append(files, f)
 	}
 	return files, nil

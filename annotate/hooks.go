@@ -23,7 +23,10 @@ import (
 //   - for a cherry-pick (a -x trailer, or the same patch id as a commit with
 //     the same subject), the picked commit's records are carried over;
 //   - otherwise the commit is captured afresh.
-func PostCommit(ctx context.Context, repo *gitops.Repo, annotator string) error {
+//
+// work is what the agent hooks captured (see AgentWork): the lines agents
+// wrote are attributed to them.
+func PostCommit(ctx context.Context, repo *gitops.Repo, annotator string, work []AgentWork) error {
 	if repo.RebaseInProgress() {
 		return nil
 	}
@@ -39,7 +42,7 @@ func PostCommit(ctx context.Context, repo *gitops.Repo, annotator string) error 
 	if err != nil {
 		return err
 	}
-	opts := Options{Annotator: annotator, ConsumePending: true}
+	opts := Options{Annotator: annotator, ConsumePending: true, Agent: work}
 	if sources := takeSquashSources(repo, commit); len(sources) > 0 {
 		return carryAndCapture(ctx, repo, sources, head, SourceSquash, opts)
 	}
@@ -84,7 +87,7 @@ func carryAndCapture(ctx context.Context, repo *gitops.Repo, sources []string, t
 // copies itself when git did not. Commits squashed or fixed up into one
 // all carry over onto it. After an amend it also captures what the amend
 // changed beyond the carried regions.
-func PostRewrite(ctx context.Context, repo *gitops.Repo, kind string, pairs [][2]string, annotator string) error {
+func PostRewrite(ctx context.Context, repo *gitops.Repo, kind string, pairs [][2]string, annotator string, work []AgentWork) error {
 	// A reword inside a rebase is reported as an amend first.
 	source := SourceRebase
 	if kind == "amend" && !repo.RebaseInProgress() {
@@ -124,7 +127,7 @@ func PostRewrite(ctx context.Context, repo *gitops.Repo, kind string, pairs [][2
 		// An amend inside a rebase (a reword) is followed by the rebase's own
 		// post-rewrite; capturing here would annotate an intermediate commit.
 		if kind == "amend" && !repo.RebaseInProgress() {
-			opts := Options{Annotator: annotator, ConsumePending: true, Skip: covered, NoSummary: len(out) > 0}
+			opts := Options{Annotator: annotator, ConsumePending: true, Skip: covered, NoSummary: len(out) > 0, Agent: work}
 			if _, err := Capture(ctx, repo, to, opts); err != nil {
 				problems = append(problems, err)
 			}

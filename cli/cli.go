@@ -46,6 +46,7 @@ Get started in a repository:
   git gloss status          what gloss knows about this repository
   git gloss sync            exchange gloss notes with a remote
   git gloss mcp             run the MCP server (agents start it themselves)
+  git gloss agent install   let coding agents get gloss's context before edits
 
 Every day:
   git gloss read server.go --anchor Server.Handle   why is this code the way it is?
@@ -89,9 +90,12 @@ type CLI struct {
 	Ci        CiCmd        `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
 	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
 	Serve     ServeCmd     `cmd:"" help:"Serve a local, read-only web view of gloss (127.0.0.1, token)."`
+	Agent     AgentCmd     `cmd:"" help:"Coding agents' hooks: install, uninstall, status (and the hook entry point)."`
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
 	CacheFill CacheFillCmd `cmd:"" name:"cache-fill" hidden:"" help:"Fill the blame cache for one file (reads start it)."`
+	Help      HelpCmd      `cmd:"" help:"Explain gloss or one of its commands: git gloss help task ready."`
+	Man       ManCmd       `cmd:"" hidden:"" help:"Print the git-gloss(1) man page (roff)."`
 }
 
 // Globals are the flags every command accepts.
@@ -117,15 +121,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c CLI
 	c.ctx, c.stdout, c.stderr, c.stdin = ctx, stdout, stderr, stdin
 	exitCode := -1
-	parser, err := kong.New(&c,
-		kong.Name("git gloss"),
-		kong.Description(description),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exitCode = code }),
-		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
-		kong.UsageOnError(),
-	)
+	parser, err := newParser(&c, stdout, stderr, func(code int) { exitCode = code })
 	if err != nil {
 		fmt.Fprintln(stderr, "git gloss: internal error:", err)
 		return ExitInternal
@@ -143,10 +139,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitCode // --help or --version
 	}
 	if err != nil {
+		// An unknown command gets one line with the closest name; any other
+		// mistake gets the error and where to read more, not the whole help.
+		if unknown := unknownCommandIn(parser.Model, args); unknown != nil {
+			err = unknown
+		}
 		fmt.Fprintln(stderr, "git gloss: error:", err)
 		var pe *kong.ParseError
-		if errors.As(err, &pe) {
-			_ = pe.Context.PrintUsage(true)
+		if errors.As(err, &pe) && pe.Context != nil {
+			fmt.Fprintf(stderr, "see '%s'\n", strings.Join(append([]string{"git gloss help"}, commandPath(pe.Context.Selected())...), " "))
 		}
 		return ExitUsage
 	}
@@ -161,6 +162,20 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitCode
 	}
 	return c.report(err)
+}
+
+// newParser builds the kong parser of the command tree; help, the man page
+// and the documentation test all read the same model.
+func newParser(c *CLI, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("git gloss"),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(exit),
+		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
+		kong.UsageOnError(),
+	)
 }
 
 // report prints err for people (and, with --json, as a JSON object on

@@ -119,7 +119,11 @@ func printRegion(s *styler, r why.RegionView) {
 			}
 		}
 	}
-	field("intent", s.green(r.Intent))
+	intent := s.green(r.Intent)
+	if r.IntentFrom == "commit" && r.Intent != "" {
+		intent += s.dim(" (the commit's)")
+	}
+	field("intent", intent)
 	var cs []string
 	for _, c := range r.Constraints {
 		cs = append(cs, s.red(c.Text)+s.dim(" ("+c.Source+")"))

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/notebook"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/setup"
@@ -122,8 +123,9 @@ func printStatus(s *styler, st *setup.Status) {
 
 // InitCmd is `git gloss init`.
 type InitCmd struct {
-	Client []string `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"MCP client(s) to register gloss with: claude, cursor, vscode."`
-	NoMCP  bool     `name:"no-mcp" help:"Do not register gloss with any MCP client."`
+	Client []string   `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"MCP client(s) to register gloss with: claude, cursor, vscode."`
+	NoMCP  bool       `name:"no-mcp" help:"Do not register gloss with any MCP client."`
+	Agents agentsFlag `name:"agents" placeholder:"LIST" help:"Also install the coding agents' hooks (as git gloss agent install): alone, Claude Code plus the agents in use here; --agents=claude,gemini,codex,cursor or all to choose."`
 }
 
 // Help is the long help of init.
@@ -147,7 +149,9 @@ what is missing.
     refspec (that would change what a plain git push pushes) and never
     fetches into your live notes: git gloss sync merges them;
   - registers the MCP server in .mcp.json (or --client cursor|vscode),
-    keeping every other server in that file.
+    keeping every other server in that file;
+  - with --agents, writes the coding agents' hook configuration and the
+    AGENTS.md / CLAUDE.md block, as "git gloss agent install" does.
 
 "git gloss uninstall" removes exactly what init added.`
 }
@@ -159,7 +163,7 @@ func (c *InitCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := setup.Init(g.ctx, repo, setup.InitOptions{Clients: c.Client, NoMCP: c.NoMCP})
+	res, err := setup.Init(g.ctx, repo, setup.InitOptions{Clients: c.Client, NoMCP: c.NoMCP, Agents: c.Agents.agents()})
 	if err != nil {
 		return err
 	}
@@ -178,7 +182,10 @@ func (c *InitCmd) Run(g *Globals) error {
 	if err := setup.RecordScaffold(repo, nb.Rel, created); err != nil {
 		return err
 	}
-	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") })
+	if err := g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") }); err != nil {
+		return err
+	}
+	return refusedError(res)
 }
 
 // UninstallCmd is `git gloss uninstall`.
@@ -187,7 +194,8 @@ type UninstallCmd struct{}
 // Help is the long help of uninstall.
 func (UninstallCmd) Help() string {
 	return `Removes the hook shims (putting back any hook they chained), the git
-config values and the MCP entries that init and "mcp install" added, as
+config values, the MCP entries, and the agents' hook entries and AGENTS.md /
+CLAUDE.md blocks that init, "mcp install" and "agent install" added, as
 recorded when they added them, and the notebook scaffold init created while
 nobody has changed or committed it. Notes refs and committed gloss files are
 your data and stay; delete refs/notes/gloss/* yourself if you want them gone.`
@@ -235,7 +243,30 @@ func printSetupResult(s *styler, res *setup.Result, done string) {
 	for _, p := range res.Scaffolded {
 		s.printf("  notebook %s %s\n", p, verb(scaffold))
 	}
+	for _, a := range res.Agents {
+		switch {
+		case a.Action == "refused":
+			s.printf("  agent  %-6s %s %s\n", a.Agent, s.red("refused"), a.Error)
+		default:
+			s.printf("  agent  %-6s %s %s %s\n", a.Agent, a.Path, verb(a.Action), s.dim(strings.Join(a.Events, ", ")))
+		}
+	}
+	for _, f := range res.Instructions {
+		s.printf("  block  %s %s\n", f.Path, verb(f.Action))
+	}
 	s.println(s.bold(done))
+	for _, a := range res.Agents {
+		if a.Note != "" && a.Action != "refused" && a.Action != "removed" && a.Action != "absent" {
+			s.println(s.yellow("note: ") + a.Note)
+		}
+	}
+	if len(res.Next) > 0 {
+		s.println()
+		s.println("Next:")
+		for _, n := range res.Next {
+			s.println("  " + n)
+		}
+	}
 }
 
 // SyncCmd is `git gloss sync`.
@@ -265,7 +296,7 @@ func (c *SyncCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Progress: func(s string) { g.progress("%s", s) }})
+	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Sessions: agent.SyncSessions(repo), Progress: func(s string) { g.progress("%s", s) }})
 	g.progressDone()
 	if err != nil {
 		return err

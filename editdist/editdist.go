@@ -50,3 +50,16 @@ func band(ra, rb []rune, limit int) int {
 	}
 	return prev[len(rb)]
 }
+
+// Nearest returns the word of known closest to word when it is a likely
+// typo (at most limit edits away), and "" otherwise. The first of equally
+// near words wins, so callers list known words in the order they prefer.
+func Nearest(word string, known []string, limit int) string {
+	best, bestD := "", limit+1
+	for _, k := range known {
+		if d := Bounded(word, k, bestD-1); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
@@ -61,9 +62,9 @@ func (b *Block) Error() string { return b.Message }
 // are wired in here, in one place.
 var handlers = map[string][]Handler{
 	PrepareCommitMsg: {noteSquash},
-	PostCommit:       {updateBlameCache, annotateCommit},
+	PostCommit:       {updateBlameCache, annotateCommit, consumeAgentEdits},
 	PrePush:          {validatePushInput, checkSpecs},
-	PostRewrite:      {carryAnnotations},
+	PostRewrite:      {carryAnnotations, consumeAgentEdits},
 }
 
 // Known reports whether gloss has a hook of this name.
@@ -334,12 +335,60 @@ func carryAnnotations(ctx context.Context, inv *Invocation) error {
 	for i, rw := range rewrites {
 		pairs[i] = [2]string{rw.Old, rw.New}
 	}
-	return annotate.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs, inv.annotator())
+	var work []annotate.AgentWork
+	if inv.Args[0] == "amend" && !inv.Repo.RebaseInProgress() && len(rewrites) > 0 {
+		cw := inv.agentWork(rewrites[len(rewrites)-1].New)
+		work = cw.Work
+		defer func() { _ = cw.RecordSessions(ctx, inv.Repo, rewrites[len(rewrites)-1].New) }()
+	}
+	return annotate.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs, inv.annotator(), work)
+}
+
+// agentWork reads what the agent hooks captured for commit; a problem
+// with it costs the attribution, never the annotation.
+func (inv *Invocation) agentWork(commit string) *agent.CommitWork {
+	cw, err := agent.ForCommit(inv.Repo, commit)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "gloss: agent edits not read: %v\n", err)
+		return &agent.CommitWork{}
+	}
+	return cw
+}
+
+// amending reports whether the commit post-commit runs for is an amend
+// (post-rewrite handles those).
+func amending(repo *gitops.Repo) bool {
+	return strings.HasPrefix(repo.LastReflogMessage(), "commit (amend)")
+}
+
+// consumeAgentEdits drops from the agent capture store what the new
+// commit took, after every reader of the store has run. During a rebase
+// nothing is taken: the commits replayed are not new work.
+func consumeAgentEdits(_ context.Context, inv *Invocation) error {
+	if inv.Repo.RebaseInProgress() || inv.Name == PostCommit && amending(inv.Repo) {
+		return nil // an amend is post-rewrite's to consume
+	}
+	head, err := inv.Repo.Head()
+	if err != nil || head == "" {
+		return err
+	}
+	return agent.ConsumePending(inv.Repo, head)
 }
 
 // annotateCommit records the new commit's annotations.
 func annotateCommit(ctx context.Context, inv *Invocation) error {
-	return annotate.PostCommit(ctx, inv.Repo, inv.annotator())
+	head, err := inv.Repo.Head()
+	if err != nil || head == "" {
+		return err
+	}
+	cw := &agent.CommitWork{}
+	if !inv.Repo.RebaseInProgress() && !amending(inv.Repo) {
+		cw = inv.agentWork(head)
+	}
+	if err := annotate.PostCommit(ctx, inv.Repo, inv.annotator(), cw.Work); err != nil {
+		return err
+	}
+	return cw.RecordSessions(ctx, inv.Repo, head)
 }
 
 // noteSquash remembers the commits of a squash merge for post-commit.

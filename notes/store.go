@@ -18,6 +18,9 @@ const (
 	RefPrefix   = "refs/notes/gloss/"
 	Annotations = RefPrefix + "annotations"
 	Reconcile   = RefPrefix + "reconcile"
+	// Sessions holds agent session records; sync leaves it alone unless
+	// the team turns it on (SyncOptions.Sessions).
+	Sessions = RefPrefix + "sessions"
 )
 
 // Store is one notes ref holding JSON Lines records.

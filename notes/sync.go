@@ -33,6 +33,10 @@ type SyncOptions struct {
 	Remote      string
 	MaxAttempts int // fetch→merge→push rounds before giving up (default 30)
 
+	// Sessions exchanges refs/notes/gloss/sessions too ([sync] sessions =
+	// true): agent sessions stay on the machine unless the team says so.
+	Sessions bool
+
 	// Progress, when set, is told what sync is doing, for people watching.
 	Progress func(step string)
 
@@ -117,7 +121,7 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	if progress == nil {
 		progress = func(string) {}
 	}
-	tracking, merged, err := fetchAndMerge(ctx, repo, remote, progress)
+	tracking, merged, err := fetchAndMerge(ctx, repo, remote, opts.Sessions, progress)
 	if err != nil {
 		return err
 	}
@@ -136,6 +140,9 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	var specs []string
 	res.Pushed, res.UpToDate = res.Pushed[:0], res.UpToDate[:0]
 	for _, l := range locals {
+		if l.Name == Sessions && !opts.Sessions {
+			continue
+		}
 		if remoteTips[l.Name] == l.Target {
 			res.UpToDate = append(res.UpToDate, l.Name)
 			continue
@@ -168,15 +175,19 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 // Sync, for readers that need the team's records but write none (a CI
 // check), or that push later.
 func Fetch(ctx context.Context, repo *gitops.Repo, remote string) ([]MergeResult, error) {
-	_, merged, err := fetchAndMerge(ctx, repo, remote, func(string) {})
+	_, merged, err := fetchAndMerge(ctx, repo, remote, false, func(string) {})
 	return merged, err
 }
 
 // fetchAndMerge fetches the remote's notes into tracking refs and merges
 // them; it returns the tracking refs and the merges that changed a ref.
-func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, progress func(string)) ([]gitops.Ref, []MergeResult, error) {
+func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, sessions bool, progress func(string)) ([]gitops.Ref, []MergeResult, error) {
 	progress("fetching gloss notes from " + remote + "…")
-	if _, err := repo.Git(ctx, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)); err != nil {
+	args := []string{"fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)}
+	if !sessions {
+		args = append(args, "^"+Sessions) // a negative refspec: leave the sessions ref out
+	}
+	if _, err := repo.Git(ctx, args...); err != nil {
 		if locked(errText(err)) {
 			return nil, nil, fmt.Errorf("fetch notes from %s: %w: %s", remote, errRefLocked, strings.TrimSpace(errText(err)))
 		}
@@ -190,6 +201,9 @@ func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, progre
 	progress("merging…")
 	for _, t := range tracking {
 		local := RefPrefix + strings.TrimPrefix(t.Name, TrackingPrefix(remote))
+		if local == Sessions && !sessions {
+			continue
+		}
 		m, err := MergeRef(ctx, repo, local, t.Name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("merge %s into %s: %w", t.Name, local, err)

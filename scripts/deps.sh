@@ -2,7 +2,8 @@
 # Installs what building and testing gloss needs, and only what is missing:
 #   - Debian packages: git, gcc (cgo), pkg-config, libgit2-dev (libgit2 1.5,
 #     which git2go v34 requires), nodejs + npm (the MCP client tests, the
-#     web assets), chromium + chromium-driver (the browser test of serve)
+#     web assets), man-db (tests/dist checks that `git gloss --help` shows
+#     the man page), chromium + chromium-driver (the browser test of serve)
 #   - Go >= 1.25, from the Go module proxy's toolchain zips if the machine
 #     has none or an older one.
 # Safe to run again; it prints what it installs.
@@ -33,6 +34,7 @@ command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 if ! pkg-config --exists 'libgit2 >= 1.5' 2>/dev/null || ! pkg-config --exists 'libgit2 < 1.6' 2>/dev/null; then
 	missing+=(libgit2-dev)
 fi
+command -v man >/dev/null 2>&1 || missing+=(man-db)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)

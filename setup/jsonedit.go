@@ -26,7 +26,12 @@ func parseObject(data []byte) (*object, error) {
 	dec.UseNumber()
 	fail := func(err error) error {
 		off := dec.InputOffset()
-		if se, ok := err.(*json.SyntaxError); ok {
+		// The scanner behind Unmarshal knows the offending byte; the
+		// token reader only how far it got.
+		var v any
+		if se, ok := json.Unmarshal(data, &v).(*json.SyntaxError); ok {
+			off, err = se.Offset-1, se
+		} else if se, ok := err.(*json.SyntaxError); ok {
 			off = se.Offset
 		}
 		line, col := position(data, off)
@@ -241,4 +246,63 @@ func splice(data []byte, from, to int, text string) []byte {
 	out = append(out, data[:from]...)
 	out = append(out, text...)
 	return append(out, data[to:]...)
+}
+
+// arrayText locates a JSON array's brackets and elements in data.
+type arrayText struct {
+	open, close int
+	elems       [][2]int // [start, end) of each element
+}
+
+// locateArray finds the elements of the JSON array in data[from:to], with
+// offsets into data. The text must be valid (parseObject checked it).
+func locateArray(data []byte, from, to int) (arrayText, error) {
+	dec := json.NewDecoder(bytes.NewReader(data[from:to]))
+	var a arrayText
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return a, fmt.Errorf("not a JSON array")
+	}
+	a.open = from + int(dec.InputOffset()) - 1
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return a, err
+		}
+		end := from + int(dec.InputOffset())
+		a.elems = append(a.elems, [2]int{end - len(raw), end})
+	}
+	if _, err := dec.Token(); err != nil {
+		return a, err
+	}
+	a.close = from + int(dec.InputOffset()) - 1
+	return a, nil
+}
+
+// appendElement adds value as the array's last element, laid out like the
+// element before it.
+func appendElement(data []byte, a arrayText, value json.RawMessage) []byte {
+	if len(a.elems) == 0 {
+		return splice(data, a.open+1, a.open+1, string(value))
+	}
+	last := a.elems[len(a.elems)-1]
+	prevEnd := a.open + 1
+	if len(a.elems) > 1 {
+		prevEnd = a.elems[len(a.elems)-2][1]
+	}
+	sep := string(data[prevEnd:last[0]])
+	sep = sep[strings.LastIndexByte(sep, ',')+1:]
+	return splice(data, last[1], last[1], ","+sep+layout(value, sep))
+}
+
+// removeElement cuts element i out of the array with its separator, the
+// inverse of appendElement.
+func removeElement(data []byte, a arrayText, i int) []byte {
+	e := a.elems[i]
+	switch {
+	case i > 0:
+		return splice(data, a.elems[i-1][1], e[1], "")
+	case len(a.elems) > 1:
+		return splice(data, e[0], a.elems[1][0], "")
+	}
+	return splice(data, e[0], e[1], "")
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
@@ -39,6 +40,9 @@ const setupVersionKey = "gloss.setupVersion"
 type InitOptions struct {
 	Clients []string // MCP clients to register with; nil means "claude"
 	NoMCP   bool     // register with no MCP client
+	// Agents, when set, also installs the coding agents' hooks (see
+	// InstallAgents); an empty non-nil list means DefaultAgents.
+	Agents []string
 }
 
 // HookChange reports one hook.
@@ -67,6 +71,17 @@ type Result struct {
 	// tree (the notebook); uninstall removes those nobody changed or
 	// committed since, and lists them here.
 	Scaffolded []string `json:"scaffolded"`
+	// Agents are the coding agents' hook files (agent install, init
+	// --agents) and Instructions the AGENTS.md / CLAUDE.md blocks.
+	Agents       []AgentChange        `json:"agents"`
+	Instructions []InstructionsChange `json:"instructions"`
+	// Next are the commands worth running next, for people.
+	Next []string `json:"next"`
+}
+
+func newResult(schema string) *Result {
+	return &Result{Schema: schema, SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{},
+		Scaffolded: []string{}, Agents: []AgentChange{}, Instructions: []InstructionsChange{}, Next: []string{}}
 }
 
 // manifest is what init added, kept in <git common dir>/gloss/install.json.
@@ -84,6 +99,11 @@ type manifest struct {
 
 	// Scaffold is what init created in the working tree (the notebook).
 	Scaffold []ScaffoldEntry `json:"scaffold,omitempty"`
+
+	// Agents and Instructions are what agent install added (agents.go,
+	// instructions.go).
+	Agents       []AgentChange        `json:"agents,omitempty"`
+	Instructions []InstructionsChange `json:"instructions,omitempty"`
 }
 
 func manifestPath(repo *gitops.Repo) string {
@@ -140,7 +160,7 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
+	res := newResult("gloss-init/v1")
 
 	before := m.TeamHooks
 	hooks, err := installHooks(ctx, repo, m)
@@ -198,6 +218,14 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 			res.MCP = append(res.MCP, ch)
 		}
 	}
+	if opts.Agents != nil {
+		if err := installAgents(repo, m, AgentOptions{Agents: opts.Agents}, res); err != nil {
+			return nil, err
+		}
+	} else if len(m.Agents) == 0 {
+		res.Next = append(res.Next, "git gloss agent install    # let coding agents get gloss's context before they edit ("+strings.Join(DefaultAgents(repo.Root()), ", ")+")")
+	}
+	res.Next = append(res.Next, "git gloss status           # what gloss knows about this repository")
 	m.Version = SetupVersion
 	if err := m.save(repo); err != nil {
 		return nil, err
@@ -312,7 +340,9 @@ func InstallMCP(ctx context.Context, repo *gitops.Repo, client string, global bo
 	if err := m.save(repo); err != nil {
 		return nil, err
 	}
-	return &Result{Schema: "gloss-init/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{ch}, Scaffolded: []string{}}, nil
+	res := newResult("gloss-init/v1")
+	res.MCP = append(res.MCP, ch)
+	return res, nil
 }
 
 func installMCP(repo *gitops.Repo, m *manifest, client string, global bool) (MCPChange, error) {
@@ -338,7 +368,7 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Schema: "gloss-uninstall/v1", SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{}, Scaffolded: []string{}}
+	res := newResult("gloss-uninstall/v1")
 
 	hookPaths := map[string]bool{}
 	for _, h := range m.Hooks {
@@ -386,6 +416,9 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 			return nil, err
 		}
 		res.MCP = append(res.MCP, ch)
+	}
+	if err := uninstallAgents(repo, m, res); err != nil {
+		return nil, err
 	}
 	removed, err := removeScaffold(ctx, repo, m.Scaffold)
 	if err != nil {

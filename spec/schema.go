@@ -334,11 +334,5 @@ func article(t string) string {
 
 // nearest returns the known key closest to key when it is a likely typo.
 func nearest(key string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editdist.Bounded(key, k, bestD-1); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
+	return editdist.Nearest(key, known, 2)
 }

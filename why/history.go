@@ -113,6 +113,7 @@ func History(ctx context.Context, repo *gitops.Repo, q HistoryQuery) (*HistoryRe
 			var block []Event // this commit's events, in record order
 			decoded, unknown := decode(recs[c.ID])
 			res.Skipped += unknown
+			fillCommitIntent(decoded)
 			for _, d := range decoded {
 				r := d.Region
 				if r == nil || gitops.FollowRename(renames, r.File) != p || (q.Anchor != "" && (r.Anchor == nil || !anchorIs(r.Anchor.Name, q.Anchor))) {

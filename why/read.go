@@ -55,6 +55,7 @@ type RegionView struct {
 	Lines                annotate.Lines        `json:"lines" jsonschema:"lines at the commit"`
 	Current              *annotate.Lines       `json:"current,omitempty" jsonschema:"where those lines are in the version read"`
 	Intent               string                `json:"intent"`
+	IntentFrom           string                `json:"intent_from,omitempty" jsonschema:"commit: the region records no intent of its own; this is the commit's (its subject or Intent trailer)"`
 	Reasoning            string                `json:"reasoning,omitempty"`
 	Constraints          []annotate.Constraint `json:"constraints,omitempty"`
 	RejectedAlternatives []annotate.Rejected   `json:"rejected_alternatives,omitempty"`
@@ -274,6 +275,7 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 		res.Skipped += unknown
 		res.Stats.RecordsConsidered += len(decoded)
 		o := byCommit[c]
+		filled := fillCommitIntent(decoded)
 		for _, d := range decoded {
 			r := d.Region
 			if r == nil {
@@ -293,6 +295,9 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 				continue
 			}
 			v := view(r, times[c])
+			if filled[r] {
+				v.IntentFrom = "commit"
+			}
 			if len(current) > 0 {
 				sort.Ints(current)
 				v.Current = &annotate.Lines{Start: current[0], End: current[len(current)-1]}

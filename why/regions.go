@@ -24,6 +24,7 @@ func liveRegions(repo *gitops.Repo) (regions []*annotate.Region, st ScanStats, s
 	for _, recs := range all {
 		decoded, unknown := decode(recs)
 		skipped += unknown
+		fillCommitIntent(decoded)
 		for _, d := range decoded {
 			if d.Region != nil {
 				regions = append(regions, d.Region)
@@ -55,4 +56,28 @@ func anchorIs(stored, asked string) bool {
 	}
 	s, a := strings.ReplaceAll(stored, "::", "."), strings.ReplaceAll(asked, "::", ".")
 	return s == a || strings.HasSuffix(s, "."+a) || strings.HasSuffix(a, "."+s)
+}
+
+// fillCommitIntent gives the regions of one commit that record no intent
+// of their own the commit's (its summary record's), and reports which it
+// filled. Since the post-commit hook no longer stamps the commit subject
+// on every changed file, this is where readers find it.
+func fillCommitIntent(decoded []annotate.Decoded) map[*annotate.Region]bool {
+	commitIntent := ""
+	for _, d := range decoded {
+		if d.Summary != nil && d.Summary.Intent != "" {
+			commitIntent = d.Summary.Intent
+		}
+	}
+	filled := map[*annotate.Region]bool{}
+	if commitIntent == "" {
+		return filled
+	}
+	for _, d := range decoded {
+		if d.Region != nil && d.Region.Intent == "" {
+			d.Region.Intent = commitIntent
+			filled[d.Region] = true
+		}
+	}
+	return filled
 }

@@ -1,0 +1,163 @@
+package agent
+
+import (
+	"context"
+	"sort"
+
+	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/schemas"
+)
+
+// Sessions is the notes ref of session records: which agent session, with
+// which model and which (redacted) prompt, made a commit. It is private by
+// default: `git gloss sync` exchanges it only when .gloss/config.toml says
+// [sync] sessions = true.
+const Sessions = notes.Sessions
+
+// SessionSchema tags session records.
+const SessionSchema = "gloss/session/v1"
+
+// SessionRecord is one session's part in a commit, on refs/notes/gloss/sessions.
+type SessionRecord struct {
+	notes.Header
+	Session string   `json:"session"`
+	Agent   string   `json:"agent"`
+	Model   string   `json:"model,omitempty"`
+	Summary string   `json:"summary,omitempty" jsonschema:"the session's last prompt, redacted and cut short; never the transcript"`
+	Started string   `json:"started,omitempty"`
+	Commit  string   `json:"commit"`
+	Files   []string `json:"files" jsonschema:"files of the commit the session wrote lines of"`
+}
+
+func init() {
+	schemas.Register(schemas.Entry{Name: "session", Tag: SessionSchema, Description: "An agent session's part in a commit, on refs/notes/gloss/sessions (private unless [sync] sessions = true).", Type: schemas.TypeOf[SessionRecord]()})
+}
+
+// CommitWork is what the capture store holds for one commit: the agent
+// lines of the files it changed, for annotate, and the sessions that wrote
+// them, for the session records.
+type CommitWork struct {
+	Work     []annotate.AgentWork
+	sessions map[string]*sessionUse
+}
+
+type sessionUse struct {
+	agent, model string
+	files        map[string]bool
+}
+
+// ForCommit reads the capture store for commit: for every file the commit
+// changed, the hashes of the lines agents wrote that the commit contains.
+// When several edits wrote the same line, the latest wins.
+func ForCommit(repo *gitops.Repo, commit string) (*CommitWork, error) {
+	edits, err := PendingEdits(repo)
+	if err != nil || len(edits) == 0 {
+		return &CommitWork{}, err
+	}
+	cw := &CommitWork{sessions: map[string]*sessionUse{}}
+	byFile := map[string]*annotate.AgentWork{}
+	committed := map[string]map[string]bool{}
+	prompts := map[string]string{}
+	var order []string
+	for _, e := range edits {
+		hs, ok := committed[e.File]
+		if !ok {
+			hs = committedHashes(repo, commit, e.File)
+			committed[e.File] = hs
+		}
+		if hs == nil {
+			continue
+		}
+		intent, ok := prompts[e.Session]
+		if !ok {
+			if ss, _ := LoadSession(repo, e.Session); ss != nil && len(ss.Prompts) > 0 {
+				// Redacted when stored; redacted again in case the rule set
+				// learned something since.
+				if red, err := Redact(ss.Prompts[len(ss.Prompts)-1]); err == nil {
+					intent = red
+				}
+			}
+			prompts[e.Session] = intent
+		}
+		w := byFile[e.File]
+		for _, h := range e.Hashes {
+			if !hs[h] {
+				continue
+			}
+			if w == nil {
+				w = &annotate.AgentWork{File: e.File, Lines: map[string]annotate.AgentLine{}}
+				byFile[e.File] = w
+				order = append(order, e.File)
+			}
+			w.Lines[h] = annotate.AgentLine{Author: annotate.Author{Kind: "agent", Name: e.Agent, Model: e.Model}, Session: e.Session, Intent: intent}
+			u := cw.sessions[e.Session]
+			if u == nil {
+				u = &sessionUse{agent: e.Agent, files: map[string]bool{}}
+				cw.sessions[e.Session] = u
+			}
+			if e.Model != "" {
+				u.model = e.Model
+			}
+			u.files[e.File] = true
+		}
+	}
+	for _, f := range order {
+		cw.Work = append(cw.Work, *byFile[f])
+	}
+	return cw, nil
+}
+
+// RecordSessions writes one session record per session that wrote lines
+// of commit, on the sessions notes ref.
+func (cw *CommitWork) RecordSessions(ctx context.Context, repo *gitops.Repo, commit string) error {
+	if cw == nil || len(cw.sessions) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(cw.sessions))
+	for id := range cw.sessions {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var recs []any
+	for _, id := range ids {
+		u := cw.sessions[id]
+		rec := SessionRecord{Header: notes.NewHeader(SessionSchema), Session: id, Agent: u.agent, Model: u.model, Commit: commit}
+		if ss, _ := LoadSession(repo, id); ss != nil {
+			rec.Started = ss.Started
+			if rec.Model == "" {
+				rec.Model = ss.Model
+			}
+			if len(ss.Prompts) > 0 {
+				if red, err := Redact(ss.Prompts[len(ss.Prompts)-1]); err == nil {
+					rec.Summary = red
+				}
+			}
+		}
+		for f := range u.files {
+			rec.Files = append(rec.Files, f)
+		}
+		sort.Strings(rec.Files)
+		recs = append(recs, rec)
+	}
+	return notes.Open(repo, Sessions).Append(ctx, commit, recs...)
+}
+
+// ReadSessions returns the session records of commits.
+func ReadSessions(repo *gitops.Repo, commits []string) (map[string][]SessionRecord, error) {
+	recs, err := notes.Open(repo, Sessions).Read(commits)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]SessionRecord{}
+	for c, rs := range recs {
+		for _, r := range rs {
+			var s SessionRecord
+			if r.Schema == SessionSchema && r.Decode(&s) == nil {
+				out[c] = append(out[c], s)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,276 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gloss-dev/gloss/gitops"
+)
+
+// maxPayload bounds what is read from an agent: payloads carry file
+// contents (Write) and tool output; past this gloss does nothing.
+const maxPayload = 32 << 20
+
+// Request is one `git gloss agent hook` invocation.
+type Request struct {
+	Agent, Event string
+	Stdin        io.Reader
+	// Dir is where to look for the repository when the payload has no cwd
+	// ($CLAUDE_PROJECT_DIR, else the working directory).
+	Dir string
+	// Timeout overrides the [agent] time budget (tests, benchmarks).
+	Timeout time.Duration
+}
+
+// Hook answers one agent event. It returns what to print on stdout (nil
+// for nothing) and never fails: every problem — a malformed payload, an
+// unknown event, a panic, a time budget exceeded — is logged to
+// <git dir>/gloss/agent.log when there is a repository, and the answer is
+// empty, so the agent goes on as if gloss were not there.
+func Hook(ctx context.Context, req Request) (out []byte) {
+	start := time.Now()
+	var repo *gitops.Repo
+	var kind Kind
+	outcome := "ok"
+	defer func() {
+		if r := recover(); r != nil {
+			out, outcome = nil, fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())
+		}
+		if repo != nil {
+			logEvent(repo, req, kind, time.Since(start), outcome)
+			repo.Close()
+		}
+	}()
+	if os.Getenv(gitops.EnvInternal) != "" {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(req.Stdin, maxPayload+1))
+	p, perr := (*Payload)(nil), err
+	if err == nil && len(data) > maxPayload {
+		perr = fmt.Errorf("payload larger than %d bytes: ignored", maxPayload)
+	}
+	if perr == nil {
+		p, perr = Parse(req.Agent, req.Event, data)
+	}
+	dir := req.Dir
+	if p != nil && p.Cwd != "" {
+		dir = p.Cwd
+	}
+	repo, err = gitops.Open(dir)
+	if err != nil {
+		repo = nil
+		return nil // not in a repository: nothing to say, nowhere to log
+	}
+	if perr != nil {
+		outcome = "error: " + perr.Error()
+		return nil
+	}
+	kind = p.Kind
+	if kind == KindIgnored {
+		outcome = "ignored"
+		return nil
+	}
+	settings, err := LoadSettings(repo)
+	if err != nil {
+		outcome = "config: " + err.Error() + "; using defaults"
+	}
+	timeout := settings.Timeout()
+	if req.Timeout > 0 {
+		timeout = req.Timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type result struct {
+		text string
+		err  error
+	}
+	done := make(chan result, 1)
+	root := repo.Root()
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("internal error: %v\n%s", r, debug.Stack())}
+			}
+		}()
+		// Its own handle: the one above is not safe across goroutines, and
+		// is used to log while this may still run.
+		r, err := gitops.Open(root)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer r.Close()
+		text, err := handle(ctx, r, p, settings)
+		done <- result{text, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		outcome = fmt.Sprintf("timed out after %s (answered nothing; raise [agent] timeout_ms)", timeout)
+		return nil
+	}
+	if res.err != nil {
+		outcome = "error: " + res.err.Error()
+	}
+	if res.text == "" {
+		return nil
+	}
+	return Format(p.Agent, p.Event, kind, res.text)
+}
+
+// EnvFault injects a failure, for tests of the rules above: "error",
+// "panic", or "sleep" (past any time budget). It can only make gloss fail
+// quietly; it never makes it do anything else.
+const EnvFault = "GLOSS_AGENT_FAULT"
+
+// handle does the work of one event and returns the context to deliver.
+func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (string, error) {
+	switch os.Getenv(EnvFault) {
+	case "error":
+		return "", errors.New("injected failure")
+	case "panic":
+		panic("injected panic")
+	case "sleep":
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
+	if p.Session == "" {
+		p.Session = "unknown"
+	}
+	switch p.Kind {
+	case KindSessionStart:
+		PruneSessions(repo)
+		text := brief(ctx, repo.Root(), s)
+		_, err := UpdateSession(repo, p.Session, p.Agent, func(ss *Session) error {
+			if p.Model != "" {
+				ss.Model = p.Model
+			}
+			return nil
+		})
+		return text, err
+	case KindModel:
+		_, err := UpdateSession(repo, p.Session, p.Agent, func(ss *Session) error {
+			if p.Model != "" {
+				ss.Model = p.Model
+			}
+			return nil
+		})
+		return "", err
+	case KindPrompt:
+		// The summary is redacted before it is stored; if the rule set
+		// cannot run, nothing of the prompt is kept.
+		summary, rerr := Summarize(p.Prompt)
+		var text string
+		var used []string
+		ss, err := UpdateSession(repo, p.Session, p.Agent, func(ss *Session) error {
+			if rerr == nil && summary != "" {
+				ss.Prompts = append(ss.Prompts, summary)
+			}
+			if p.Model != "" {
+				ss.Model = p.Model
+			}
+			if p.Agent == Cursor {
+				return nil // beforeSubmitPrompt cannot add context
+			}
+			text, used = promptNotes(ctx, repo, p.Prompt, s, ss.Delivered)
+			for _, k := range used {
+				ss.Delivered[k] = true
+			}
+			return nil
+		})
+		_ = ss
+		return text, errors.Join(rerr, err)
+	case KindPreEdit, KindAfterRead:
+		var text string
+		_, err := UpdateSession(repo, p.Session, p.Agent, func(ss *Session) error {
+			var used []string
+			text, used = preEdit(ctx, repo, p, s, ss.Delivered)
+			for _, k := range used {
+				ss.Delivered[k] = true
+			}
+			return nil
+		})
+		return text, err
+	case KindPostEdit:
+		model := p.Model
+		ss, _ := LoadSession(repo, p.Session)
+		if model == "" && ss != nil {
+			model = ss.Model
+		}
+		if model == "" && p.Agent == Claude {
+			model = ModelFromTranscript(p.Transcript)
+		}
+		if err := capture(repo, p, model); err != nil {
+			return "", err
+		}
+		if ss == nil || (model != "" && ss.Model != model) {
+			_, err := UpdateSession(repo, p.Session, p.Agent, func(ss *Session) error {
+				if model != "" {
+					ss.Model = model
+				}
+				return nil
+			})
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// Format wraps context in the agent's documented output for the event.
+func Format(agentName, event string, kind Kind, text string) []byte {
+	var v any
+	switch agentName {
+	case Claude, Codex, Gemini:
+		// Claude Code (https://code.claude.com/docs/en/hooks), Codex
+		// (https://developers.openai.com/codex/hooks, Claude's shape) and
+		// Gemini CLI (https://geminicli.com/docs/hooks/reference) read
+		// hookSpecificOutput.additionalContext.
+		v = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}
+	case Cursor:
+		if kind != KindSessionStart {
+			return nil
+		}
+		// Cursor's sessionStart answer (https://cursor.com/docs/agent/hooks).
+		v = map[string]any{"additional_context": text}
+	default:
+		return nil
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return append(out, '\n')
+}
+
+// maxLogSize bounds agent.log; past it the log starts over (the previous
+// one is kept as agent.log.1).
+const maxLogSize = 1 << 20
+
+// logEvent appends one line per event to <git dir>/gloss/agent.log. It
+// names the event and the outcome only: never the payload, which may hold
+// the user's prompt.
+func logEvent(repo *gitops.Repo, req Request, kind Kind, took time.Duration, outcome string) {
+	dir, err := repo.GlossDir()
+	if err != nil {
+		return
+	}
+	p := filepath.Join(dir, "agent.log")
+	if st, err := os.Stat(p); err == nil && st.Size() > maxLogSize {
+		_ = os.Rename(p, p+".1")
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s %s %s (%s) %dms %s\n", time.Now().UTC().Format(time.RFC3339), req.Agent, clip(oneLine(req.Event), 60), kind, took.Milliseconds(), strings.ReplaceAll(outcome, "\n", " | "))
+}

@@ -1,0 +1,261 @@
+package agent_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/why"
+)
+
+// The planted secret: a GitHub personal access token's shape (ghp_ and 36
+// characters), random enough for gitleaks' github-pat rule. It is fake.
+const plantedToken = "ghp_R8xk2PqLm9ZtW4vYc7NbH3sJd6FgA1eUo5Ti"
+
+const baseFile = `package lib
+
+import "strings"
+
+// Parse trims its input.
+func Parse(s string) string {
+	return strings.TrimSpace(s)
+}
+
+// Other is left alone.
+func Other() int {
+	return 1
+}
+`
+
+const (
+	oldText    = "\treturn strings.TrimSpace(s)\n"
+	newText    = "\tt := strings.TrimSpace(s)\n\tif t == \"\" {\n\t\treturn \"\"\n\t}\n\treturn strings.ToLower(t)\n"
+	constraint = "Parse must return the empty string for blank input"
+	patchText  = "*** Begin Patch\n*** Update File: lib/parse.go\n@@ func Parse(s string) string {\n-\treturn strings.TrimSpace(s)\n+\tt := strings.TrimSpace(s)\n+\tif t == \"\" {\n+\t\treturn \"\"\n+\t}\n+\treturn strings.ToLower(t)\n }\n*** End Patch\n"
+)
+
+// script is one agent's session, as fixture files under testdata/<agent>.
+type script struct {
+	agent, model string
+	start        string // session start event
+	prompt       string // prompt event
+	model1       string // an event that only names the model (Gemini BeforeModel)
+	pre          string // the event that delivers a file's records before it is edited
+	post         string // the event after the edit
+}
+
+var scripts = []script{
+	{agent: "claude", model: "claude-sonnet-4-5-20250929", start: "SessionStart", prompt: "UserPromptSubmit", pre: "PreToolUse", post: "PostToolUse"},
+	{agent: "codex", model: "gpt-5-codex", start: "SessionStart", prompt: "UserPromptSubmit", pre: "PreToolUse", post: "PostToolUse"},
+	{agent: "gemini", model: "gemini-2.5-pro", start: "SessionStart", prompt: "BeforeAgent", model1: "BeforeModel", pre: "AfterTool.read_file", post: "AfterTool.replace"},
+	{agent: "cursor", model: "claude-4.5-sonnet", start: "sessionStart", prompt: "beforeSubmitPrompt", post: "afterFileEdit"},
+}
+
+// payload fills a fixture's placeholders.
+func payload(t *testing.T, agentName, name string, vars map[string]string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", agentName, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	for k, v := range vars {
+		enc, _ := json.Marshal(v)
+		s = strings.ReplaceAll(s, "{{"+k+"}}", string(enc[1:len(enc)-1]))
+	}
+	if strings.Contains(s, "{{") {
+		t.Fatalf("%s/%s: unfilled placeholder in %s", agentName, name, s)
+	}
+	return []byte(s)
+}
+
+// hook runs `git gloss agent hook` and returns its stdout; it must exit 0
+// and write nothing on stderr.
+func hook(t *testing.T, fx *fixtures.Repo, env []string, agentName, event string, in []byte) []byte {
+	t.Helper()
+	cmd := fx.Command(fixtures.Binary(t), "agent", "hook", "--agent", agentName, event)
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+		t.Fatalf("agent hook %s %s: %v\nstderr: %s", agentName, event, err, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+// contextOf reads the delivered text from an agent's documented answer.
+func contextOf(t *testing.T, agentName, event string, out []byte) string {
+	t.Helper()
+	if len(bytes.TrimSpace(out)) == 0 {
+		return ""
+	}
+	var v struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+		AdditionalContext string `json:"additional_context"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("%s %s answered invalid JSON: %v\n%s", agentName, event, err, out)
+	}
+	if agentName == "cursor" {
+		return v.AdditionalContext
+	}
+	if want, _, _ := strings.Cut(event, "."); v.HookSpecificOutput.HookEventName != want {
+		t.Errorf("%s %s: hookEventName %q", agentName, event, v.HookSpecificOutput.HookEventName)
+	}
+	return v.HookSpecificOutput.AdditionalContext
+}
+
+func lineOf(t *testing.T, content, text string) int {
+	t.Helper()
+	for i, l := range strings.Split(content, "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%q not in %s", text, content)
+	return 0
+}
+
+// TestScriptedSessionEndToEnd drives a whole session of each supported
+// agent through `git gloss agent hook` with the documented payloads:
+// session start, a prompt holding a secret, the delivery before an edit
+// of a region with a constraint, the edit, its capture, a person changing
+// one of the agent's lines, the commit. Then read shows the agent's lines
+// authored by the agent and model and the person's line not, and the
+// secret is nowhere in git or in gloss's state.
+func TestScriptedSessionEndToEnd(t *testing.T) {
+	t.Parallel()
+	fixtures.Binary(t)
+	for _, sc := range scripts {
+		t.Run(sc.agent, func(t *testing.T) {
+			t.Parallel()
+			fx := fixtures.NewRepo(t)
+			fx.MustGloss("init")
+			fx.Write("lib/parse.go", baseFile)
+			fx.MustGloss("annotate", "--file", "lib/parse.go", "--anchor", "Parse", "--constraint", constraint, "--author-kind", "human")
+			fx.Commit("lib: add Parse", nil)
+
+			transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
+			tr := `{"type":"user","message":{"role":"user","content":"hi"}}` + "\n" +
+				`{"type":"assistant","message":{"role":"assistant","model":"` + sc.model + `","content":[]}}` + "\n"
+			if err := os.WriteFile(transcript, []byte(tr), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			vars := map[string]string{
+				"SESSION": "sess-" + sc.agent, "TRANSCRIPT": transcript, "ROOT": fx.Dir, "MODEL": sc.model,
+				"PROMPT": "Make Parse handle blank input. The deploy token is " + plantedToken + " if you need it.",
+				"FILE":   "lib/parse.go", "OLD": oldText, "NEW": newText, "PATCH": patchText,
+			}
+			run := func(event string) string {
+				return contextOf(t, sc.agent, event, hook(t, fx, nil, sc.agent, strings.Split(event, ".")[0], payload(t, sc.agent, event, vars)))
+			}
+
+			if brief := run(sc.start); !strings.Contains(brief, "1 annotated commits") || !strings.Contains(brief, "gloss_read") {
+				t.Errorf("session brief = %q", brief)
+			}
+			if got := run(sc.prompt); got != "" {
+				t.Errorf("prompt without a notebook delivered %q", got)
+			}
+			if sc.model1 != "" {
+				run(sc.model1)
+			}
+			if sc.pre != "" {
+				got := run(sc.pre)
+				if !strings.Contains(got, constraint) || !strings.Contains(got, "lib/parse.go") {
+					t.Errorf("pre-edit context lacks the constraint: %q", got)
+				}
+				if tokens := (len(got) + 3) / 4; tokens > 800 {
+					t.Errorf("pre-edit context is %d tokens, over the 800 budget", tokens)
+				}
+				if again := run(sc.pre); strings.Contains(again, constraint) {
+					t.Errorf("the same record was delivered twice in one session: %q", again)
+				}
+			}
+
+			// The agent edits the file, then the hook captures it.
+			fx.Write("lib/parse.go", strings.Replace(baseFile, oldText, newText, 1))
+			if got := run(sc.post); got != "" {
+				t.Errorf("post-edit answered %q", got)
+			}
+			pending := fx.MustGloss("agent", "hook", "--agent", sc.agent, "Nothing") // unknown event: nothing
+			if pending != "" {
+				t.Errorf("unknown event answered %q", pending)
+			}
+
+			// A person rewrites one of the agent's lines before committing.
+			fx.Write("lib/parse.go", strings.Replace(fx.Read("lib/parse.go"), "strings.ToLower(t)", "strings.ToUpper(t)", 1))
+			fx.Git("commit", "-q", "-a", "-m", "lib: blank input")
+
+			content := fx.Read("lib/parse.go")
+			agentLine := lineOf(t, content, `if t == "" {`)
+			humanLine := lineOf(t, content, "strings.ToUpper(t)")
+			readAt := func(line int) why.ReadResult {
+				out := fx.MustGloss("read", "lib/parse.go", "--lines", fmt.Sprintf("%d:%d", line, line), "--json")
+				var res why.ReadResult
+				if err := json.Unmarshal([]byte(out), &res); err != nil {
+					t.Fatalf("read: %v\n%s", err, out)
+				}
+				return res
+			}
+			found := false
+			for _, r := range readAt(agentLine).Regions {
+				if r.Author.Kind == "agent" && r.Author.Name == sc.agent && r.Author.Model == sc.model {
+					found = true
+					if !strings.Contains(r.Intent, "Make Parse handle blank input") || !strings.Contains(r.Intent, "[REDACTED:") {
+						t.Errorf("agent region intent = %q, want the redacted prompt summary", r.Intent)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no region of line %d authored by %s/%s: %+v", agentLine, sc.agent, sc.model, readAt(agentLine).Regions)
+			}
+			for _, r := range readAt(humanLine).Regions {
+				if r.Author.Kind == "agent" {
+					t.Errorf("the line a person rewrote is credited to the agent: %+v", r)
+				}
+			}
+			if n := fx.Git("notes", "--ref", "gloss/sessions", "show", "HEAD"); !strings.Contains(n, `"agent":"`+sc.agent+`"`) || !strings.Contains(n, "[REDACTED:") {
+				t.Errorf("session record = %s", n)
+			}
+			assertNowhere(t, fx, plantedToken)
+			if st := filepath.Join(fx.Dir, ".git", "gloss", "agent", "pending.jsonl"); fileExists(st) {
+				data, _ := os.ReadFile(st)
+				t.Errorf("the commit took every captured line, yet the store holds %s", data)
+			}
+		})
+	}
+}
+
+// assertNowhere fails when s is in any git object (commits, trees, blobs
+// of the code and of every notes ref) or any file under the git dir.
+func assertNowhere(t *testing.T, fx *fixtures.Repo, s string) {
+	t.Helper()
+	cmd := fx.Command("git", "cat-file", "--batch-all-objects", "--batch")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out, []byte(s)) {
+		t.Errorf("the secret is in a git object")
+	}
+	_ = filepath.Walk(filepath.Join(fx.Dir, ".git"), func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return nil
+		}
+		if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte(s)) {
+			t.Errorf("the secret is stored in %s", p)
+		}
+		return nil
+	})
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

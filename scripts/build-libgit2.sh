@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds a static libgit2 1.5 for a self-contained git-gloss, from Debian's
+# own source package (the same libgit2 the design card names), with the
+# network transports gloss never uses left out: no HTTPS, SSH, GSSAPI or
+# NTLM. gloss only reads and writes the local object database; fetch and
+# push go through the git CLI. The result has no dependency beyond zlib,
+# pcre2 and http-parser, whose static libraries Debian ships.
+#
+#   scripts/build-libgit2.sh PREFIX [ARCH]
+#
+# ARCH is a Go architecture (amd64, arm64); a foreign one cross-compiles
+# with Debian's cross toolchain and the foreign -dev packages (multiarch).
+# Safe to run again: a PREFIX that already holds the build is kept.
+set -euo pipefail
+
+prefix=${1:?usage: build-libgit2.sh PREFIX [ARCH]}
+arch=${2:-$(go env GOARCH 2>/dev/null || echo amd64)}
+log() { printf 'libgit2: %s\n' "$*" >&2; }
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else
+		log "need root to run: $*"; exit 1
+	fi
+}
+
+stamp="$prefix/.gloss-libgit2-$arch"
+if [ -f "$stamp" ] && [ -f "$prefix/lib/libgit2.a" ]; then
+	exit 0
+fi
+
+case "$arch" in
+	amd64) triplet=x86_64-linux-gnu deb_arch=amd64 ;;
+	arm64) triplet=aarch64-linux-gnu deb_arch=arm64 ;;
+	*) log "unsupported architecture $arch"; exit 1 ;;
+esac
+native=$(dpkg --print-architecture)
+
+export DEBIAN_FRONTEND=noninteractive
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v dpkg-source >/dev/null 2>&1 || need+=(dpkg-dev)
+command -v xz >/dev/null 2>&1 || need+=(xz-utils)
+if [ "$deb_arch" = "$native" ]; then
+	dev=(zlib1g-dev libpcre2-dev libhttp-parser-dev)
+else
+	dpkg --print-foreign-architectures | grep -qx "$deb_arch" || as_root dpkg --add-architecture "$deb_arch"
+	command -v "$triplet-gcc" >/dev/null 2>&1 || need+=("gcc-$triplet")
+	dev=("zlib1g-dev:$deb_arch" "libpcre2-dev:$deb_arch" "libhttp-parser-dev:$deb_arch" "libc6-dev:$deb_arch")
+fi
+for p in "${dev[@]}"; do
+	dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
+
+# apt-get source needs a deb-src entry; add Debian's own if none is there.
+if ! grep -rqs '^\(Types:.*deb-src\|deb-src \)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+	log "adding a deb-src entry for $codename"
+	as_root tee /etc/apt/sources.list.d/gloss-deb-src.sources >/dev/null <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: $codename
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	fresh=1
+fi
+if [ ${#need[@]} -gt 0 ] || [ -n "${fresh:-}" ]; then
+	as_root apt-get update -qq
+fi
+if [ ${#need[@]} -gt 0 ]; then
+	log "installing ${need[*]}"
+	as_root apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$work" && apt-get source --download-only libgit2 >/dev/null 2>&1) || {
+	log "apt-get source libgit2 failed"; exit 1
+}
+dsc=$(ls "$work"/libgit2_1.5.*.dsc 2>/dev/null | head -n 1)
+[ -n "$dsc" ] || { log "Debian's source package is not libgit2 1.5: $(ls "$work")"; exit 1; }
+log "building $(basename "$dsc" .dsc) for $arch into $prefix"
+dpkg-source -x "$dsc" "$work/src" >/dev/null
+
+cross=()
+if [ "$deb_arch" != "$native" ]; then
+	cross=(-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR="${triplet%%-*}"
+		-DCMAKE_C_COMPILER="$triplet-gcc" -DCMAKE_FIND_ROOT_PATH="/usr/$triplet"
+		-DPKG_CONFIG_EXECUTABLE=/usr/bin/pkg-config)
+	export PKG_CONFIG_LIBDIR="/usr/lib/$triplet/pkgconfig:/usr/share/pkgconfig"
+fi
+cmake -S "$work/src" -B "$work/build" "${cross[@]}" \
+	-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
+	-DCMAKE_C_FLAGS="-fPIC -O2" -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTS=OFF -DBUILD_CLI=OFF \
+	-DBUILD_EXAMPLES=OFF -DUSE_HTTPS=OFF -DUSE_SSH=OFF -DUSE_GSSAPI=OFF -DUSE_NTLMCLIENT=OFF \
+	-DUSE_HTTP_PARSER=system -DREGEX_BACKEND=pcre2 -DUSE_BUNDLED_ZLIB=OFF -DUSE_THREADS=ON \
+	>"$work/cmake.log" 2>&1 || { tail -n 30 "$work/cmake.log" >&2; exit 1; }
+cmake --build "$work/build" -j "$(nproc)" >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log" >&2; exit 1; }
+cmake --install "$work/build" >/dev/null
+touch "$stamp"
+log "done: $prefix/lib/libgit2.a"

@@ -1,0 +1,356 @@
+package setup
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/schemas"
+)
+
+// Coding agents run gloss through their own hook systems: each agent's
+// documented hook configuration gets entries that call
+//
+//	git gloss agent hook --agent <name> <event>
+//
+// (docs/agents.md has the list, the links and why others are left out).
+// Like the MCP entry, every entry is a text edit of the user's file that
+// leaves every other byte alone, recorded in the install manifest so that
+// uninstall takes out exactly what install put in.
+
+// Agents gloss installs hooks for, in the order it reports them.
+var Agents = []string{"claude", "gemini", "codex", "cursor"}
+
+// HookCommand is the command an agent's configuration runs for event.
+func HookCommand(agent, event string) string {
+	return "git gloss agent hook --agent " + agent + " " + event
+}
+
+// glossCommandPrefixes recognise gloss's entries in a hook configuration,
+// whatever version of gloss wrote them.
+var glossCommandPrefixes = []string{"git gloss agent hook", "git-gloss agent hook"}
+
+func isGlossCommand(cmd string) bool {
+	cmd = strings.TrimSpace(cmd)
+	for _, p := range glossCommandPrefixes {
+		if strings.HasPrefix(cmd, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// agentHook is one event gloss listens to, with the tool matcher where the
+// event takes one.
+type agentHook struct {
+	Event   string
+	Matcher string
+}
+
+// agentSpec is what gloss writes for one agent.
+type agentSpec struct {
+	name    string
+	display string
+	project string // the hooks file, relative to the working tree
+	global  string // the hooks file, relative to the home directory
+	// cursor is Cursor's flat layout ({"version": 1, "hooks": {event:
+	// [{"command"}]}}); the others share Claude Code's layout ({"hooks":
+	// {event: [{"matcher", "hooks": [{"type": "command", "command"}]}]}}).
+	cursor bool
+	hooks  []agentHook
+	// handler returns the fields of one hook handler besides the command.
+	handler func(event string) map[string]any
+	// note is what the user must do before the agent runs the hooks.
+	note string
+	// dir is the folder whose presence (in the repository or the home
+	// directory) says the agent is in use.
+	dir string
+}
+
+// claudeEditTools are Claude Code's file-writing tools (MultiEdit is gone
+// from recent versions; matching it costs nothing on those).
+const claudeEditTools = "Edit|MultiEdit|Write|NotebookEdit"
+
+var agentSpecs = map[string]agentSpec{
+	// https://code.claude.com/docs/en/hooks
+	"claude": {
+		name: "claude", display: "Claude Code", dir: ".claude",
+		project: ".claude/settings.json", global: ".claude/settings.json",
+		hooks: []agentHook{
+			{Event: "SessionStart"},
+			{Event: "UserPromptSubmit"},
+			{Event: "PreToolUse", Matcher: claudeEditTools},
+			{Event: "PostToolUse", Matcher: claudeEditTools},
+		},
+		handler: func(string) map[string]any { return map[string]any{"type": "command", "timeout": 10} }, // seconds
+	},
+	// https://geminicli.com/docs/hooks/reference: context reaches the
+	// model from SessionStart, BeforeAgent and AfterTool only, so gloss
+	// answers after read_file (the agent reads before it replaces) and
+	// after each write; BeforeModel tells gloss the model, which no other
+	// payload names.
+	"gemini": {
+		name: "gemini", display: "Gemini CLI", dir: ".gemini",
+		project: ".gemini/settings.json", global: ".gemini/settings.json",
+		hooks: []agentHook{
+			{Event: "SessionStart"},
+			{Event: "BeforeAgent"},
+			{Event: "BeforeModel"},
+			{Event: "AfterTool", Matcher: "read_file|write_file|replace"},
+		},
+		handler: func(event string) map[string]any {
+			return map[string]any{"type": "command", "name": "gloss-" + event, "timeout": 10000} // milliseconds
+		},
+		note: "Gemini CLI runs a project's hooks only in a trusted folder, and warns once about new project hooks",
+	},
+	// https://developers.openai.com/codex/hooks: file edits are the
+	// apply_patch tool (the raw patch is tool_input.command).
+	"codex": {
+		name: "codex", display: "Codex CLI", dir: ".codex",
+		project: ".codex/hooks.json", global: ".codex/hooks.json",
+		hooks: []agentHook{
+			{Event: "SessionStart"},
+			{Event: "UserPromptSubmit"},
+			{Event: "PreToolUse", Matcher: "apply_patch|Edit|Write"},
+			{Event: "PostToolUse", Matcher: "apply_patch|Edit|Write"},
+		},
+		handler: func(string) map[string]any { return map[string]any{"type": "command", "timeout": 10} }, // seconds
+		note:    "Codex runs new or changed hooks only after you review and trust them: open /hooks in Codex (and trust the project, for .codex/hooks.json)",
+	},
+	// https://cursor.com/docs/agent/hooks
+	"cursor": {
+		name: "cursor", display: "Cursor", dir: ".cursor", cursor: true,
+		project: ".cursor/hooks.json", global: ".cursor/hooks.json",
+		hooks: []agentHook{
+			{Event: "sessionStart"},
+			{Event: "beforeSubmitPrompt"},
+			{Event: "afterFileEdit"},
+		},
+		handler: func(string) map[string]any { return map[string]any{"timeout": 10} }, // seconds
+		note:    "Cursor reads hooks.json when it starts: restart Cursor (Settings → Hooks lists them)",
+	},
+}
+
+// AgentChange reports what installing or removing one agent's hooks did
+// to its configuration file. The manifest keeps the same record, with
+// what install created, so that uninstall gives back the bytes there were.
+type AgentChange struct {
+	Agent  string   `json:"agent"`
+	Path   string   `json:"path"`
+	Global bool     `json:"global"`
+	Root   string   `json:"root,omitempty"` // the working tree the file belongs to (not with Global)
+	Action string   `json:"action"`         // "added", "updated", "unchanged", "removed", "absent", "refused"
+	Events []string `json:"events"`
+	// Note says what the user has to do before the agent runs the hooks.
+	Note string `json:"note,omitempty"`
+	// Error says why a file was left untouched ("refused").
+	Error string `json:"error,omitempty"`
+
+	Created     bool     `json:"created,omitempty"`      // the file did not exist before
+	CreatedDir  bool     `json:"created_dir,omitempty"`  // nor did its directory
+	CreatedKeys []string `json:"created_keys,omitempty"` // keys install added: "hooks", "hooks/<event>", "version"
+	// Blank is what a file that existed but held only white space held
+	// (install replaced it with a JSON object); nil otherwise.
+	Blank *string `json:"blank,omitempty"`
+}
+
+// AgentOptions chooses the agents and where their hooks go.
+type AgentOptions struct {
+	Agents []string // nil: Claude Code plus every agent in use here (DefaultAgents)
+	Global bool     // the user's own configuration instead of the repository's
+}
+
+// DefaultAgents is Claude Code plus every other agent whose configuration
+// folder exists in the working tree or the home directory.
+func DefaultAgents(root string) []string {
+	home, _ := os.UserHomeDir()
+	out := []string{"claude"}
+	for _, a := range Agents[1:] {
+		d := agentSpecs[a].dir
+		if (root != "" && fileExists(filepath.Join(root, d))) || (home != "" && fileExists(filepath.Join(home, d))) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// ParseAgents reads a list of agent names ("all" for every one), comma
+// separated or repeated.
+func ParseAgents(list []string) ([]string, error) {
+	var out []string
+	for _, item := range list {
+		for _, a := range strings.Split(item, ",") {
+			a = strings.ToLower(strings.TrimSpace(a))
+			switch {
+			case a == "":
+			case a == "all":
+				for _, x := range Agents {
+					if !slices.Contains(out, x) {
+						out = append(out, x)
+					}
+				}
+			case agentSpecs[a].name == "":
+				return nil, fault.Usagef("unknown agent %q (known: %s, or all)", a, strings.Join(Agents, ", "))
+			case !slices.Contains(out, a):
+				out = append(out, a)
+			}
+		}
+	}
+	return out, nil
+}
+
+// agentTarget is the hooks file of one agent.
+func agentTarget(spec agentSpec, root string, global bool) (MCPTarget, error) {
+	t := MCPTarget{Client: spec.name, Global: global}
+	if global {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return t, fmt.Errorf("locate home directory: %w", err)
+		}
+		t.Path = filepath.Join(home, filepath.FromSlash(spec.global))
+		return t, nil
+	}
+	if root == "" {
+		return t, fault.Usagef("a bare repository has no working tree for %s; use --global", spec.project)
+	}
+	t.root = root
+	t.Path = filepath.Join(root, filepath.FromSlash(spec.project))
+	return t, nil
+}
+
+// InstallAgents writes gloss's hook entries for each agent, and the gloss
+// block of AGENTS.md / CLAUDE.md (not with Global). A file gloss cannot
+// parse is left untouched and reported ("refused"); the others are still
+// written. The error is non-nil only for a failure that stopped the run.
+func InstallAgents(ctx context.Context, repo *gitops.Repo, opts AgentOptions) (*Result, error) {
+	m, err := loadManifest(repo)
+	if err != nil {
+		return nil, err
+	}
+	res := newResult("gloss-init/v1")
+	if err := installAgents(repo, m, opts, res); err != nil {
+		return nil, err
+	}
+	if err := m.save(repo); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func installAgents(repo *gitops.Repo, m *manifest, opts AgentOptions, res *Result) error {
+	agents := opts.Agents
+	if len(agents) == 0 {
+		agents = DefaultAgents(repo.Root())
+	}
+	for _, a := range agents {
+		spec, ok := agentSpecs[a]
+		if !ok {
+			return fault.Usagef("unknown agent %q (known: %s)", a, strings.Join(Agents, ", "))
+		}
+		t, err := agentTarget(spec, repo.Root(), opts.Global)
+		if err != nil {
+			return err
+		}
+		ch, err := installAgentHooks(spec, t)
+		if err != nil {
+			return err
+		}
+		res.Agents = append(res.Agents, ch)
+		if ch.Action != "refused" {
+			m.recordAgent(ch)
+		}
+	}
+	if opts.Global {
+		return nil
+	}
+	files := []string{"AGENTS.md"}
+	if slices.Contains(agents, "claude") {
+		files = append(files, "CLAUDE.md")
+	}
+	for _, f := range files {
+		ic, err := installInstructions(repo.Root(), f)
+		if err != nil {
+			return err
+		}
+		res.Instructions = append(res.Instructions, ic)
+		m.recordInstructions(ic)
+	}
+	return nil
+}
+
+// recordAgent keeps what install created the first time it touched a file;
+// a later install that finds gloss's entries in place created nothing.
+func (m *manifest) recordAgent(ch AgentChange) {
+	i := slices.IndexFunc(m.Agents, func(x AgentChange) bool { return x.Path == ch.Path })
+	if i < 0 {
+		ch.Note, ch.Error = "", ""
+		m.Agents = append(m.Agents, ch)
+		return
+	}
+	for _, k := range ch.CreatedKeys {
+		if !slices.Contains(m.Agents[i].CreatedKeys, k) {
+			m.Agents[i].CreatedKeys = append(m.Agents[i].CreatedKeys, k)
+		}
+	}
+	// The file or its folder may have been deleted since and created again.
+	if m.Agents[i].Blank == nil {
+		m.Agents[i].Blank = ch.Blank
+	}
+	m.Agents[i].Created = m.Agents[i].Created || ch.Created
+	m.Agents[i].CreatedDir = m.Agents[i].CreatedDir || ch.CreatedDir
+	m.Agents[i].Events = ch.Events
+}
+
+// uninstallAgents removes what agent install recorded. A file it cannot
+// parse is left untouched and reported; the rest still goes.
+func uninstallAgents(repo *gitops.Repo, m *manifest, res *Result) error {
+	for _, e := range m.Agents {
+		ch, err := uninstallAgentHooks(e, repo.Root())
+		if err != nil {
+			return err
+		}
+		res.Agents = append(res.Agents, ch)
+	}
+	for _, ic := range m.Instructions {
+		ch, err := uninstallInstructions(repo.Root(), ic)
+		if err != nil {
+			return err
+		}
+		res.Instructions = append(res.Instructions, ch)
+	}
+	return nil
+}
+
+// UninstallAgents removes only what agent install added (hooks entries and
+// instruction blocks), leaving the rest of gloss's setup in place.
+func UninstallAgents(ctx context.Context, repo *gitops.Repo) (*Result, error) {
+	m, err := loadManifest(repo)
+	if err != nil {
+		return nil, err
+	}
+	res := newResult("gloss-uninstall/v1")
+	if err := uninstallAgents(repo, m, res); err != nil {
+		return nil, err
+	}
+	// Keep the records of files left untouched, so a later run can finish.
+	var keep []AgentChange
+	for i, ch := range res.Agents {
+		if ch.Action == "refused" {
+			keep = append(keep, m.Agents[i])
+		}
+	}
+	m.Agents, m.Instructions = keep, nil
+	if err := m.save(repo); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func init() {
+	schemas.Register(schemas.Entry{Name: "agent-status", Tag: "gloss-agent-status/v1", Description: "Which agents run gloss's hooks (git gloss agent status).", Type: schemas.TypeOf[AgentStatusResult]()})
+}

@@ -1,0 +1,225 @@
+// Package dist tests the release archive `make dist` builds: its checksum,
+// that its binary needs no shared library and starts in an empty root, and
+// that scripts/install.sh puts it and its man page where git finds them.
+//
+// The archive is built by the Makefile (it takes minutes on a fresh
+// machine), which names it in GLOSS_DIST_ARCHIVE; without it these tests
+// skip and say so.
+package dist
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/fixtures"
+)
+
+// archive returns the archive under test, or skips.
+func archive(t testing.TB) string {
+	a := os.Getenv("GLOSS_DIST_ARCHIVE")
+	if a == "" {
+		t.Skip("GLOSS_DIST_ARCHIVE is not set: make test builds the archive with make dist and names it there")
+	}
+	return a
+}
+
+// extract unpacks the archive into a temporary directory and returns the
+// directory holding git-gloss.
+func extract(t testing.TB, a string) string {
+	f, err := os.Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(h.Name, "..") {
+			t.Fatalf("archive entry %q leaves the archive", h.Name)
+		}
+		dst := filepath.Join(dir, h.Name)
+		if h.Typeflag == tar.TypeDir {
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, os.FileMode(h.Mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(out, tr); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+	}
+	bins, _ := filepath.Glob(filepath.Join(dir, "*", "git-gloss"))
+	if len(bins) != 1 {
+		t.Fatalf("archive holds %d git-gloss binaries, want 1", len(bins))
+	}
+	return filepath.Dir(bins[0])
+}
+
+func TestChecksumListed(t *testing.T) {
+	a := archive(t)
+	sums, err := os.ReadFile(filepath.Join(filepath.Dir(a), "SHA256SUMS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	want := hex.EncodeToString(sum[:]) + "  " + filepath.Base(a)
+	if !strings.Contains(string(sums), want) {
+		t.Fatalf("SHA256SUMS does not list %q:\n%s", want, sums)
+	}
+}
+
+func TestNoSharedLibraries(t *testing.T) {
+	dir := extract(t, archive(t))
+	out, _ := exec.Command("ldd", filepath.Join(dir, "git-gloss")).CombinedOutput()
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.Contains(line, "not a dynamic executable"), strings.Contains(line, "statically linked"):
+		case strings.HasPrefix(line, "linux-vdso"), strings.Contains(line, "ld-linux"), strings.HasPrefix(line, "libc.so"):
+		default:
+			t.Errorf("git-gloss links %s; want no library beyond the C library", line)
+		}
+	}
+}
+
+// TestRunsInEmptyRoot runs the binary in a chroot that holds only it and a
+// test repository: nothing from the build machine is there to lean on.
+func TestRunsInEmptyRoot(t *testing.T) {
+	dir := extract(t, archive(t))
+	if os.Geteuid() != 0 {
+		t.Skip("chroot needs root")
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join(dir, "git-gloss"), filepath.Join(root, "bin", "git-gloss"), 0o755)
+	repo := fixtures.NewRepo(t)
+	repo.Commit("add main", map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	if out, err := exec.Command("cp", "-a", repo.Dir, filepath.Join(root, "repo")).CombinedOutput(); err != nil {
+		t.Fatalf("copy repository: %v\n%s", err, out)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("chroot", append([]string{root, "/bin/git-gloss"}, args...)...)
+		cmd.Env = []string{"HOME=/", "PATH=/bin"}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git-gloss %s in an empty root: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	if out := run("--version"); !strings.HasPrefix(out, "git-gloss ") {
+		t.Errorf("--version printed %q", out)
+	}
+	if out := run("help", "read"); !strings.Contains(out, "git gloss read") {
+		t.Errorf("help read printed %q", out)
+	}
+	if out := run("-C", "/repo", "schema", "read"); !strings.Contains(out, `"$schema"`) {
+		t.Errorf("schema read printed %q", out)
+	}
+}
+
+// TestInstallScript installs the archive into a temporary prefix and asks
+// git for `git gloss --help`, which git answers with the man page.
+func TestInstallScript(t *testing.T) {
+	a := archive(t)
+	if _, err := exec.LookPath("man"); err != nil {
+		t.Skip("man is not installed")
+	}
+	prefix := t.TempDir()
+	script := filepath.Join(fixtures.ModuleRoot(), "scripts", "install.sh")
+	out, err := exec.Command("bash", script, "--prefix", prefix, a).CombinedOutput()
+	if err != nil {
+		t.Fatalf("install.sh: %v\n%s", err, out)
+	}
+	for _, want := range []string{"checksum of", "installed " + prefix + "/bin/git-gloss", "MANPATH"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("install.sh said:\n%s\nwant it to mention %q", out, want)
+		}
+	}
+	repo := fixtures.NewRepo(t)
+	cmd := exec.Command("git", "gloss", "--help")
+	cmd.Dir = repo.Dir
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(prefix, "bin")+":"+os.Getenv("PATH"),
+		"MANPATH="+filepath.Join(prefix, "share", "man")+":", "MANPAGER=cat", "PAGER=cat", "MANWIDTH=80", "GIT_PAGER=cat")
+	help, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git gloss --help: %v\n%s", err, help)
+	}
+	for _, want := range []string{"GIT-GLOSS(1)", "git gloss task ready", "EXIT STATUS"} {
+		if !strings.Contains(string(help), want) {
+			t.Errorf("git gloss --help does not show the man page (no %q):\n%.600s", want, help)
+		}
+	}
+
+	// A tampered archive is refused.
+	bad := filepath.Join(t.TempDir(), filepath.Base(a))
+	data, _ := os.ReadFile(a)
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join(filepath.Dir(a), "SHA256SUMS"), filepath.Join(filepath.Dir(bad), "SHA256SUMS"), 0o644)
+	out, err = exec.Command("bash", script, "--prefix", t.TempDir(), bad).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "checksum mismatch") {
+		t.Fatalf("a tampered archive was not refused: %v\n%s", err, out)
+	}
+}
+
+// BenchmarkStart pairs the archive's git-gloss --version with git --version:
+// the process start every hook and agent hook pays.
+func BenchmarkStart(b *testing.B) {
+	dir := extract(b, archive(b))
+	for _, c := range []struct{ name, bin string }{{"gloss", filepath.Join(dir, "git-gloss")}, {"git", "git"}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := exec.Command(c.bin, "--version").Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func copyFile(t testing.TB, src, dst string, mode os.FileMode) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, mode); err != nil {
+		t.Fatal(err)
+	}
+}
