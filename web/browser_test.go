@@ -211,6 +211,24 @@ func TestBrowser(t *testing.T) {
 		b.screenshot(t, p.name)
 	}
 
+	// The dark colour scheme passes the same checks (contrast above all).
+	b.do(t, "dark", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+		return err
+	}))
+	for _, p := range []struct{ name, path string }{{"file-dark", "/file/server/server.go"}, {"overview-dark", "/"}, {"tasks-dark", "/tasks"}} {
+		b.do(t, p.name, chromedp.Navigate(s.base+p.path), chromedp.WaitVisible("main h1"))
+		for _, v := range b.axe(t, axeJS) {
+			t.Errorf("%s (%s, dark): accessibility: %s (%s, %s) at %v", p.name, p.path, v.ID, v.Impact, v.Help, v.Nodes)
+		}
+		b.screenshot(t, p.name)
+	}
+	b.do(t, "light", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+		return err
+	}))
+
 	t.Run("file page agrees with read --json", func(t *testing.T) { checkFilePage(t, s, b) })
 	t.Run("keyboard moves between hunks", func(t *testing.T) { checkKeyboard(t, s, b) })
 	t.Run("notebook search as you type", func(t *testing.T) { checkSearch(t, s, b) })
@@ -295,7 +313,7 @@ func checkFilePage(t *testing.T, s *site, b *browser) {
 	js := `(() => { const h = document.getElementById("L` + strconv.Itoa(line) + `").closest(".hunk");
 		const q = s => { const e = h.querySelector(s); return e ? e.textContent.trim() : "" };
 		const d = h.querySelector("details.ann");
-		return {Hunk: h.id, Commit: q(".gutter .c"), Author: q(".gutter .au"), By: q(".gutter .by"), Intent: q("details.ann summary .intent"), Meta: q("details.ann .meta"), Open: !!(d && d.open)} })()`
+		return {Hunk: h.id, Commit: q(".gutter .g-c"), Author: q(".gutter .g-au"), By: q(".gutter .g-by"), Intent: q("details.ann summary .intent"), Meta: q("details.ann .meta"), Open: !!(d && d.open)} })()`
 	g := eval[gutter](t, b, js)
 	if g.Commit != want.Commit[:12] {
 		t.Errorf("gutter commit %q, read --json says %s", g.Commit, want.Commit)

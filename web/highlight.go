@@ -132,8 +132,13 @@ func chromaCSS() []byte {
 	var buf bytes.Buffer
 	f := chromahtml.New(chromahtml.WithClasses(true))
 	_ = f.WriteCSS(&buf, styles.Get("github"))
-	buf.WriteString("@media (prefers-color-scheme: dark) {\n")
-	_ = f.WriteCSS(&buf, styles.Get("github-dark"))
+	// In the dark, every token first loses the light colours (a class the
+	// dark style leaves alone would keep a dark-on-dark one), then takes
+	// the dark style's: both more specific than the light rules.
+	var dark bytes.Buffer
+	_ = f.WriteCSS(&dark, styles.Get("github-dark"))
+	buf.WriteString("@media (prefers-color-scheme: dark) {\n:root .chroma span { color: inherit; background-color: transparent; font-weight: inherit; font-style: inherit; }\n")
+	buf.WriteString(strings.ReplaceAll(dark.String(), ".chroma", ":root .chroma"))
 	buf.WriteString("}\n")
 	return buf.Bytes()
 }

@@ -53,20 +53,20 @@ func (s *Server) renderHunks(d *fileData, rel string, lines []string) (template.
 		b.WriteString(`" id="h` + idx + `" data-start="` + start + `" data-end="` + end + `">` + "\n")
 		b.WriteString(`<a class="gutter" href="#a` + idx + `" data-hunk="` + idx + `"><span class="vh">lines ` + start + ` to ` + end + `:</span>` + "\n")
 		if h.Commit == gitops.Uncommitted {
-			b.WriteString(`<span class="c">uncommitted</span>`)
+			b.WriteString(`<span class="g-c">uncommitted</span>`)
 		} else {
-			b.WriteString(`<span class="c" title="` + html.EscapeString(h.Summary) + `">` + gitops.ShortID(h.Commit) + "</span>\n")
-			b.WriteString(`<span class="au">` + html.EscapeString(h.Author) + "</span>\n")
+			b.WriteString(`<span class="g-c" title="` + html.EscapeString(h.Summary) + `">` + gitops.ShortID(h.Commit) + "</span>\n")
+			b.WriteString(`<span class="g-au">` + html.EscapeString(h.Author) + "</span>\n")
 			if h.By != nil {
-				b.WriteString(`<span class="by k-` + html.EscapeString(h.By.Kind) + `">` + html.EscapeString(h.By.Kind))
+				b.WriteString(`<span class="g-by k-` + html.EscapeString(h.By.Kind) + `">` + html.EscapeString(h.By.Kind))
 				if h.By.Model != "" {
 					b.WriteString(" · " + html.EscapeString(h.By.Model))
 				}
 				b.WriteString("</span>\n")
 			}
-			b.WriteString(`<span class="ag" title="` + html.EscapeString(h.Time) + `">` + age(h.Time) + `</span>`)
+			b.WriteString(`<span class="g-ag" title="` + html.EscapeString(h.Time) + `">` + age(h.Time) + `</span>`)
 		}
-		b.WriteString("\n</a>\n<pre class=\"code\">")
+		b.WriteString("\n</a>\n<pre class=\"code chroma\">")
 		for n := h.Start; n <= h.End && n-1 < len(lines); n++ {
 			ln := strconv.Itoa(n)
 			// The number is drawn by CSS from data-n: not copied with the
