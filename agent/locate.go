@@ -120,6 +120,13 @@ func beforeRanges(content string, op FileOp) (rs []LineRange, whole bool) {
 func afterRanges(content string, op FileOp) []LineRange {
 	var rs []LineRange
 	switch {
+	case op.Added != nil:
+		n := len(splitLines(content))
+		for _, l := range op.Added {
+			if l >= 1 && l <= n {
+				rs = append(rs, LineRange{Start: l, End: l})
+			}
+		}
 	case op.Content != nil:
 		if n := len(splitLines(content)); n > 0 {
 			rs = append(rs, LineRange{Start: 1, End: n})

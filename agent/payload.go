@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -50,6 +52,10 @@ type FileOp struct {
 	Content  *string    // Write, write_file: the whole new content
 	Hunks    []Hunk     // apply_patch
 	Range    *LineRange // read_file's start_line/end_line, when given
+	// Added lists the lines of the new file the edit added, when the
+	// agent reports them (Claude Code's structuredPatch): more exact than
+	// finding new_string, which repeats the context it replaced.
+	Added []int
 }
 
 // Hunk is one hunk of a Codex patch: its old side (context and "-" lines),
@@ -85,6 +91,7 @@ type raw struct {
 	Prompt         string          `json:"prompt"`
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
 	FilePath       string          `json:"file_path"` // Cursor afterFileEdit
 	Edits          []struct {
 		Old string `json:"old_string"`
@@ -162,10 +169,13 @@ func Parse(agentName, event string, data []byte) (*Payload, error) {
 				break
 			}
 			p.Kind = KindPreEdit
+			p.Files = fileOps(r.ToolName, in)
 			if event == "PostToolUse" {
 				p.Kind = KindPostEdit
+				if added, ok := structuredPatchAdded(r.ToolResponse); ok && len(p.Files) == 1 {
+					p.Files[0].Added = added
+				}
 			}
-			p.Files = fileOps(r.ToolName, in)
 		}
 	case Gemini:
 		switch event {
@@ -190,6 +200,9 @@ func Parse(agentName, event string, data []byte) (*Payload, error) {
 			case slices.Contains(geminiEditTools, r.ToolName):
 				p.Kind = KindPostEdit
 				p.Files = fileOps(r.ToolName, in)
+				if added, ok := fileDiffAdded(r.ToolResponse); ok && len(p.Files) == 1 {
+					p.Files[0].Added = added
+				}
 			}
 		}
 	case Cursor:
@@ -214,6 +227,81 @@ func Parse(agentName, event string, data []byte) (*Payload, error) {
 		p.Kind = KindIgnored
 	}
 	return p, nil
+}
+
+// structuredPatchAdded reads the lines an Edit or Write added from Claude
+// Code's tool_response.structuredPatch (jsdiff hunks: newStart and lines
+// prefixed " ", "-" or "+"). The lines' text there is not the file's
+// (tabs come back as spaces), so only their numbers are used. ok is false
+// when there is no patch (a new file: its whole content is the agent's).
+func structuredPatchAdded(resp json.RawMessage) (added []int, ok bool) {
+	if len(resp) == 0 || resp[0] != '{' {
+		return nil, false
+	}
+	var r struct {
+		StructuredPatch []struct {
+			NewStart int      `json:"newStart"`
+			Lines    []string `json:"lines"`
+		} `json:"structuredPatch"`
+	}
+	if json.Unmarshal(resp, &r) != nil || len(r.StructuredPatch) == 0 {
+		return nil, false
+	}
+	added = []int{} // not nil: a deletion adds nothing, and says so
+	for _, h := range r.StructuredPatch {
+		n := h.NewStart
+		for _, l := range h.Lines {
+			switch {
+			case strings.HasPrefix(l, "+"):
+				added = append(added, n)
+				n++
+			case strings.HasPrefix(l, "-"), strings.HasPrefix(l, "\\"):
+			default:
+				n++
+			}
+		}
+	}
+	return added, true
+}
+
+var hunkHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
+
+// fileDiffAdded reads the lines an edit added from Gemini CLI's
+// tool_response.returnDisplay.fileDiff (a unified diff of the file).
+func fileDiffAdded(resp json.RawMessage) (added []int, ok bool) {
+	var r struct {
+		ReturnDisplay json.RawMessage `json:"returnDisplay"`
+	}
+	if json.Unmarshal(resp, &r) != nil || len(r.ReturnDisplay) == 0 || r.ReturnDisplay[0] != '{' {
+		return nil, false
+	}
+	var d struct {
+		FileDiff string `json:"fileDiff"`
+	}
+	if json.Unmarshal(r.ReturnDisplay, &d) != nil || d.FileDiff == "" {
+		return nil, false
+	}
+	added = []int{}
+	n, inHunk := 0, false
+	for _, l := range strings.Split(d.FileDiff, "\n") {
+		if m := hunkHeader.FindStringSubmatch(l); m != nil {
+			n, _ = strconv.Atoi(m[1])
+			inHunk = true
+			continue
+		}
+		if !inHunk {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "+"):
+			added = append(added, n)
+			n++
+		case strings.HasPrefix(l, "-"), strings.HasPrefix(l, "\\"):
+		default:
+			n++
+		}
+	}
+	return added, inHunk
 }
 
 func fileOps(tool string, in toolInput) []FileOp {
@@ -297,7 +385,37 @@ func ParsePatch(text string) []FileOp {
 			}
 		}
 	}
+	for i := range out {
+		for j := range out[i].Hunks {
+			out[i].Hunks[j].dropRewrites()
+		}
+	}
 	return out
+}
+
+// dropRewrites marks as unchanged the "+" lines that put back a "-" line
+// of the same hunk word for word: patch writers often remove and re-add a
+// line they only moved past.
+func (h *Hunk) dropRewrites() {
+	removed := map[string]int{}
+	ctx := map[string]int{}
+	for i, t := range h.New {
+		if !h.Added[i] {
+			ctx[t]++
+		}
+	}
+	for _, t := range h.Old {
+		removed[t]++
+	}
+	for t := range ctx {
+		removed[t] -= ctx[t] // context lines are on the old side too
+	}
+	for i, t := range h.New {
+		if h.Added[i] && removed[t] > 0 {
+			removed[t]--
+			h.Added[i] = false
+		}
+	}
 }
 
 func firstNonEmpty(s ...string) string {

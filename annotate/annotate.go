@@ -7,6 +7,7 @@ import (
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/treesitter"
 )
 
 // Result reports what annotate did: contexts staged for the next commit,
@@ -178,6 +179,17 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 		if err := c.Validate(); err != nil {
 			return nil, err
 		}
+		if c.Anchor != "" {
+			var src []byte
+			if treesitter.Supported(c.File) {
+				if src, err = repo.ReadFile(commit.ID, c.File); err != nil {
+					return nil, err
+				}
+			}
+			if err := checkAnchor(c, src); err != nil {
+				return nil, err
+			}
+		}
 		for _, id := range c.Supersedes {
 			if !known[id] {
 				return nil, fault.NotFoundf("no record %s on commit %s", id, gitops.ShortID(commit.ID))
@@ -191,7 +203,7 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 		if c.File == "" {
 			s := Summary{Header: notes.NewHeader(Schema), Kind: KindSummary, Commit: commit.ID,
 				Intent: c.Intent, Reasoning: c.Reasoning, Risks: c.Risks, Tags: c.Tags,
-				Author: author, Source: SourceAgent, Files: []string{}}
+				Author: author, Source: SourceAgent, Files: []string{}, Expires: c.Expires}
 			for _, t := range c.Constraints {
 				s.Constraints = append(s.Constraints, Constraint{Text: t, Source: "author"})
 			}
@@ -224,6 +236,14 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 // StageResult stages contexts for the next commit and reports how many are
 // waiting.
 func StageResult(repo *gitops.Repo, ctxs []Context) (*Result, error) {
+	for i := range ctxs {
+		if err := ctxs[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkStagedAnchors(repo, ctxs); err != nil {
+		return nil, err
+	}
 	n, err := Stage(repo, ctxs)
 	if err != nil {
 		return nil, err

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"reflect"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gloss-dev/gloss/editdist"
 )
 
 // annotatorInput is what the personal annotator program reads on stdin.
@@ -74,7 +77,7 @@ func ParseContexts(data []byte, author Author) ([]Context, error) {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cs); err != nil {
-			return nil, fmt.Errorf("read contexts: %w", err)
+			return nil, contextsError(err)
 		}
 		return validated(cs, author)
 	}
@@ -84,11 +87,44 @@ func ParseContexts(data []byte, author Author) ([]Context, error) {
 	for dec.More() {
 		var c Context
 		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("read contexts: %w", err)
+			return nil, contextsError(err)
 		}
 		cs = append(cs, c)
 	}
 	return validated(cs, author)
+}
+
+// ContextFields are the JSON field names of a Context, as --stdin and
+// gloss_annotate take them.
+var ContextFields = jsonFields(reflect.TypeOf(Context{}))
+
+// contextsError says what was wrong with the JSON of contexts; an unknown
+// field names the closest known one and lists them all.
+func contextsError(err error) error {
+	msg := err.Error()
+	if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		field = strings.Trim(field, `"`)
+		hint := ""
+		if near := editdist.Nearest(field, ContextFields, 3); near != "" {
+			hint = fmt.Sprintf("; did you mean %q?", near)
+		}
+		return fmt.Errorf("read contexts: unknown field %q%s (fields: %s; see 'git gloss schema annotate-context')",
+			field, hint, strings.Join(ContextFields, ", "))
+	}
+	return fmt.Errorf("read contexts: %w", err)
+}
+
+// jsonFields lists the JSON names of a struct type's fields.
+func jsonFields(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 func validated(cs []Context, author Author) ([]Context, error) {

@@ -32,6 +32,7 @@ type Context struct {
 	Tags                 []string   `json:"tags,omitempty"`
 	Author               *Author    `json:"author,omitempty" jsonschema:"who says so; defaults to an agent"`
 	Supersedes           []string   `json:"supersedes,omitempty" jsonschema:"ids of earlier records this one replaces (with a commit)"`
+	Expires              string     `json:"expires,omitempty" jsonschema:"date (YYYY-MM-DD or RFC 3339) after which the record is no longer delivered"`
 }
 
 // Validate checks a context before it is stored.
@@ -53,6 +54,11 @@ func (c *Context) Validate() error {
 	if c.Author != nil && c.Author.Kind == "" {
 		c.Author.Kind = "agent"
 	}
+	if c.Expires != "" {
+		if _, err := ParseExpiry(c.Expires); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -71,6 +77,9 @@ func (c *Context) merge(r *Region) {
 	r.Deps = append(r.Deps, c.Deps...)
 	r.Risks = appendUnique(r.Risks, c.Risks...)
 	r.Tags = appendUnique(r.Tags, c.Tags...)
+	if c.Expires != "" {
+		r.Expires = c.Expires
+	}
 	// A context about this region speaks for it (the first one does); a
 	// context about the whole change adds to every region but does not
 	// claim authorship of them.

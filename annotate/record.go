@@ -94,6 +94,7 @@ type Region struct {
 	Source               string       `json:"source" jsonschema:"hook, agent, amend, rebase, cherry-pick, squash or import"`
 	DerivedFrom          []string     `json:"derived_from,omitempty" jsonschema:"commits this record was carried over from"`
 	Origin               *Origin      `json:"origin,omitempty" jsonschema:"for imported records: the tool, schema and entry kind they came from"`
+	Expires              string       `json:"expires,omitempty" jsonschema:"date (YYYY-MM-DD or RFC 3339) after which the record is no longer delivered"`
 }
 
 // Summary is the commit-level record.
@@ -111,6 +112,7 @@ type Summary struct {
 	Source      string       `json:"source"`
 	DerivedFrom []string     `json:"derived_from,omitempty"`
 	Origin      *Origin      `json:"origin,omitempty"`
+	Expires     string       `json:"expires,omitempty"`
 }
 
 func init() {
@@ -118,6 +120,8 @@ func init() {
 		schemas.Entry{Name: "annotation", Tag: Schema, Description: "A region annotation stored in refs/notes/gloss/annotations (kind region).", Type: schemas.TypeOf[Region]()},
 		schemas.Entry{Name: "annotation-summary", Tag: Schema, Description: "The commit-level annotation record (kind summary).", Type: schemas.TypeOf[Summary]()},
 		schemas.Entry{Name: "annotate", Tag: "gloss-annotate/v1", Description: "What git gloss annotate staged or wrote.", Type: schemas.TypeOf[Result]()},
+		// An input, so no tag: what annotate --stdin and gloss_annotate take.
+		schemas.Entry{Name: "annotate-context", Description: "One context as git gloss annotate --stdin and gloss_annotate take it (an object, an array or JSON Lines of them).", Type: schemas.TypeOf[Context]()},
 	)
 }
 

@@ -22,6 +22,8 @@ type AgentHookCase struct {
 	// Fresh gives each run its own session, so that nothing is left out
 	// as already delivered and every run does the full work.
 	Fresh bool
+	// Args, when set, runs git gloss with these instead: the baselines.
+	Args []string
 }
 
 // AgentHookResult is a case's figures.
@@ -43,10 +45,10 @@ func (e *RecipeEnv) AgentHookCases() ([]AgentHookCase, error) {
 	}
 	lines := strings.Split(string(content), "\n")
 	// A line of the anchor that occurs once in the file: the Edit's old_string.
-	old := ""
+	old, line := "", 0
 	for l := e.Start + 1; l < e.End && old == ""; l++ {
 		if t := lines[l-1]; len(strings.TrimSpace(t)) > 20 && strings.Count(string(content), t) == 1 {
-			old = t
+			old, line = t, l
 		}
 	}
 	if old == "" {
@@ -66,6 +68,8 @@ func (e *RecipeEnv) AgentHookCases() ([]AgentHookCase, error) {
 	edit := map[string]any{"file_path": abs, "old_string": old + "\n", "new_string": old + "\n"}
 	patch := "*** Begin Patch\n*** Update File: " + e.File + "\n@@\n-" + old + "\n+" + old + "\n*** End Patch\n"
 	return []AgentHookCase{
+		{Name: "baseline: git gloss --version", Args: []string{"--version"}},
+		{Name: "baseline: git gloss read --lines (same line)", Args: []string{"read", e.File, "--lines", fmt.Sprintf("%d:%d", line, line), "--json"}},
 		{Name: "session start (claude SessionStart)", Agent: "claude", Event: "SessionStart", Fresh: true,
 			Payload: func(s string) []byte { return js(with(base(s, "SessionStart"), "source", "startup")) }},
 		{Name: "prompt (claude UserPromptSubmit)", Agent: "claude", Event: "UserPromptSubmit", Fresh: true,
@@ -95,39 +99,50 @@ func (e *RecipeEnv) AgentHookCases() ([]AgentHookCase, error) {
 	}, nil
 }
 
-// MeasureAgentHook runs a case runs times after one warm-up run and
-// returns the median and 95th percentile of the wall time, process start
-// included.
-func (e *RecipeEnv) MeasureAgentHook(ctx context.Context, c AgentHookCase, runs int) (AgentHookResult, error) {
-	res := AgentHookResult{Name: c.Name}
-	var times, cpu []time.Duration
-	for i := 0; i <= runs; i++ {
-		session := "bench-" + c.Agent
-		if c.Fresh {
-			session = fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), i)
+// MeasureAgentHooks runs every case runs times after one warm-up round,
+// in rounds (each round runs each case once), so that a machine whose load
+// changes during the measurement weighs on every case alike. It returns
+// the median and 95th percentile of the wall time, process start
+// included, and the median CPU time.
+func (e *RecipeEnv) MeasureAgentHooks(ctx context.Context, cases []AgentHookCase, runs int) ([]AgentHookResult, error) {
+	times := make([][]time.Duration, len(cases))
+	cpu := make([][]time.Duration, len(cases))
+	res := make([]AgentHookResult, len(cases))
+	for round := 0; round <= runs; round++ {
+		for i, c := range cases {
+			session := "bench-" + c.Agent
+			if c.Fresh {
+				session = fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), round)
+			}
+			cmd := exec.CommandContext(ctx, e.Binary, "agent", "hook", "--agent", c.Agent, c.Event)
+			if c.Args != nil {
+				cmd = exec.CommandContext(ctx, e.Binary, c.Args...)
+			} else {
+				cmd.Stdin = bytes.NewReader(c.Payload(session))
+			}
+			cmd.Dir = e.Dir
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			took := time.Since(start)
+			if round > 0 { // the first round warms the caches
+				times[i] = append(times[i], took)
+				cpu[i] = append(cpu[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+			}
+			res[i].Name, res[i].Bytes = c.Name, out.Len()
 		}
-		cmd := exec.CommandContext(ctx, e.Binary, "agent", "hook", "--agent", c.Agent, c.Event)
-		cmd.Dir = e.Dir
-		cmd.Stdin = bytes.NewReader(c.Payload(session))
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			return res, fmt.Errorf("%s: %w", c.Name, err)
-		}
-		took := time.Since(start)
-		if i > 0 { // the first run warms the caches
-			times = append(times, took)
-			cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-		}
-		res.Bytes = out.Len()
+		// The capture case appends to the store on every run: keep it small.
+		_ = os.Remove(filepath.Join(e.GitDir, "gloss", "agent", "pending.jsonl"))
 	}
-	// The capture case appends to the store on every run: leave it empty.
-	_ = os.Remove(filepath.Join(e.GitDir, "gloss", "agent", "pending.jsonl"))
-	slices.Sort(times)
-	slices.Sort(cpu)
-	res.CPU50 = cpu[len(cpu)/2]
-	res.P50 = times[len(times)/2]
-	res.P95 = times[min(len(times)-1, (len(times)*95+99)/100-1)]
+	for i := range cases {
+		slices.Sort(times[i])
+		slices.Sort(cpu[i])
+		n := len(times[i])
+		res[i].P50, res[i].CPU50 = times[i][n/2], cpu[i][n/2]
+		res[i].P95 = times[i][min(n-1, (n*95+99)/100-1)]
+	}
 	return res, nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
@@ -250,6 +251,14 @@ func (e *Env) Cases() []Case {
 				return err
 			},
 			Git: func() error { return e.git(nil, "blame", "--porcelain", "-L", "400,440", "HEAD", "--", e.HotFile) },
+		},
+		{
+			Name: "blame with attribution, whole hot file, warm (in process)",
+			Gloss: func() error {
+				_, err := attribution.Blame(ctx, e.Repo, attribution.BlameQuery{Path: e.HotFile, Rev: "HEAD"})
+				return err
+			},
+			Git: func() error { return e.git(nil, "blame", "--porcelain", "HEAD", "--", e.HotFile) },
 		},
 		{
 			Name:  "diff HEAD~50..HEAD with renames",

@@ -44,6 +44,9 @@ type RecipeEnv struct {
 	End     int
 	Blamed  int // commits blame names for them
 	Records int // records written
+	// Attributed is the commits given a line attribution record (the
+	// commits blame names for the whole file).
+	Attributed int
 }
 
 // PrepareRecipe clones src into dir (a throwaway directory: the
@@ -94,6 +97,9 @@ func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*Re
 		if err := os.WriteFile(ready, []byte(src+"\n"), 0o644); err != nil {
 			return nil, err
 		}
+	}
+	if err := e.attribute(ctx, repo); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -229,6 +235,9 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 		{Name: fmt.Sprintf("read --lines %d:%d, no caches", e.Start, e.End), Gloss: readLines, Git: blame, Before: noCaches, After: e.waitFills},
 		{Name: "read --lines 1:5, warm", Gloss: []string{"read", e.File, "--lines", "1:5", "--json"},
 			Git: []string{"blame", "--porcelain", "-L", "1,5", "--", e.File}},
+		{Name: "blame whole file (attribution), warm", Gloss: []string{"blame", e.File, "--json"},
+			Git: []string{"blame", "--porcelain", "--", e.File}},
+		{Name: fmt.Sprintf("blame -L %d:%d (attribution), warm", e.Start, e.End), Gloss: []string{"blame", e.File, "-L", fmt.Sprintf("%d:%d", e.Start, e.End), "--json"}, Git: blame},
 		{Name: "background cache-fill alone", Gloss: []string{"cache-fill", e.Rev, "--", e.File}, Git: blame, Before: noBlameCache},
 	}
 }

@@ -70,7 +70,7 @@ func (c *AgentInstallCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss's agent hooks are installed") }); err != nil {
+	if err := g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss's agent hooks are installed") }); err != nil {
 		return err
 	}
 	return refusedError(res)
@@ -114,7 +114,7 @@ func (c *AgentUninstallCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss's agent hooks are removed") }); err != nil {
+	if err := g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss's agent hooks are removed") }); err != nil {
 		return err
 	}
 	return refusedError(res)

@@ -29,6 +29,7 @@ type AnnotateCmd struct {
 	Model      string   `name:"model" help:"Model of an agent author."`
 	Stdin      bool     `name:"stdin" help:"Read contexts as JSON (an object, an array, or JSON Lines) from standard input."`
 	Pending    bool     `name:"pending" help:"Show the contexts staged for the next commit and exit."`
+	Expires    string   `name:"expires" placeholder:"DATE" help:"Stop delivering the record after DATE (2026-12-31 or RFC 3339)."`
 }
 
 // Help is the long help of annotate.
@@ -48,6 +49,17 @@ With --commit, records are written on an existing commit at once, and
 
   git gloss annotate --commit HEAD~2 --file lib.rs --anchor Client::connect \
       --intent "retry with backoff" --supersedes 01J...
+
+With --stdin, contexts come as JSON (one object, an array, or JSON Lines)
+with these fields: ` + strings.Join(annotate.ContextFields, ", ") + `
+('git gloss schema annotate-context' has their types):
+
+  echo '{"file":"lib.rs","anchor":"Client::connect","constraints":["dial once"]}' \
+      | git gloss annotate --stdin
+
+A decision that only holds for a while takes --expires DATE; after it, read
+leaves the record out (read --all shows it, marked). git gloss flag and
+git gloss correct retire or replace a record.
 
 The hook also reads these trailers from commit messages: ` + annotate.TrailerKeys + `.`
 }
@@ -128,7 +140,7 @@ func (c *AnnotateCmd) contexts(g *Globals) ([]annotate.Context, error) {
 		return ctxs, nil
 	}
 	ctx := annotate.Context{File: c.File, Anchor: c.Anchor, Intent: c.Intent, Reasoning: c.Reasoning,
-		Constraints: c.Constraint, Risks: c.Risk, Tags: c.Tag, Supersedes: c.Supersedes, Author: &author}
+		Constraints: c.Constraint, Risks: c.Risk, Tags: c.Tag, Supersedes: c.Supersedes, Author: &author, Expires: c.Expires}
 	if c.Lines != "" {
 		l, err := annotate.ParseLines(c.Lines)
 		if err != nil {

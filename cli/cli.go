@@ -72,8 +72,12 @@ type CLI struct {
 	Deps     DepsCmd     `cmd:"" group:"Annotations" help:"Regions that declared a dependency on a file or anchor."`
 	History  HistoryCmd  `cmd:"" group:"Annotations" help:"The annotated timeline of a file or anchor."`
 	Summary  SummaryCmd  `cmd:"" group:"Annotations" help:"Intent and constraints per anchor of a file or directory."`
-	Blame    BlameCmd    `cmd:"" group:"Annotations" help:"Annotated blame: who last changed each run of lines, and why."`
-	Log      LogCmd      `cmd:"" group:"Annotations" passthrough:"" help:"git log with one readable line per gloss record under each commit."`
+	Flag     FlagCmd     `cmd:"" group:"Annotations" help:"Mark an annotation record as no longer holding; reads leave it out."`
+	Correct  CorrectCmd  `cmd:"" group:"Annotations" help:"Replace an annotation record with a corrected one that supersedes it."`
+
+	Blame BlameCmd `cmd:"" group:"Attribution" help:"git blame with who wrote each line (human, ai, mixed, unknown) and the intent per hunk."`
+	Stats StatsCmd `cmd:"" group:"Attribution" help:"Lines by contributor type, agent and model, author and directory."`
+	Log   LogCmd   `cmd:"" group:"Annotations" passthrough:"" help:"git log with one readable line per gloss record under each commit."`
 
 	Note NoteCmd `cmd:"" group:"Notebook" help:"The team notebook: create, show, list, search, tag, move, delete notes."`
 	Task TaskCmd `cmd:"" group:"Tasks" help:"Work items: add, list, ready, show, work on them with an agent, finalize."`

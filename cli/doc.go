@@ -20,6 +20,7 @@ import (
 
 // DocCmd groups the structured-document commands.
 type DocCmd struct {
+	New    DocNewCmd    `cmd:"" help:"Start a new .noma document from a valid template."`
 	Read   DocReadCmd   `cmd:"" help:"List a document's blocks: type, lines, id, hash (read_doc)."`
 	Ids    DocIdsCmd    `cmd:"" help:"List a document's ids and aliases (list_ids)."`
 	Check  DocCheckCmd  `cmd:"" help:"Validate a document (validate_doc)."`
@@ -55,6 +56,27 @@ func (g *Globals) withStore(fn func(st *noma.Store) error) error {
 	}
 	defer tree.Close()
 	return fn(noma.NewStore(tree))
+}
+
+// DocNewCmd is `git gloss doc new FILE`.
+type DocNewCmd struct {
+	File  string `arg:"" help:"The document to create, e.g. docs/release-plan.noma."`
+	Title string `name:"title" help:"Its title (default: from the file name)."`
+}
+
+// Run writes the template.
+func (c *DocNewCmd) Run(g *Globals) error {
+	return g.withStore(func(st *noma.Store) error {
+		rel, err := st.Create(g.path(c.File), c.Title)
+		if err != nil {
+			return err
+		}
+		out := createdOutput{Schema: "gloss-created/v1", Path: rel}
+		return g.emit(out, func(s *styler) {
+			s.printf("wrote %s: a title and two sections (purpose, decisions)\n", rel)
+			s.printf("next: edit it, check it with 'git gloss doc check %s', and commit it\n", rel)
+		})
+	})
 }
 
 // DocReadCmd is `git gloss doc read`.

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
 )
 
@@ -15,6 +17,8 @@ import (
 type ExportCmd struct {
 	Ref    []string `name:"ref" sep:"none" placeholder:"REF" help:"A gloss notes ref to export (repeatable; annotations is refs/notes/gloss/annotations). Default: every refs/notes/gloss/* ref."`
 	Output string   `name:"output" short:"o" placeholder:"FILE" help:"Write to FILE instead of standard output."`
+	Format string   `name:"format" enum:"gloss,agent-trace" default:"gloss" help:"gloss (every gloss record, for git gloss import) or agent-trace (line attribution as Agent Trace 0.1.0 records)."`
+	Range  string   `arg:"" optional:"" placeholder:"RANGE" help:"With --format agent-trace: the commits to export (A..B, or a revision and its history); default every attributed commit."`
 }
 
 // Help is the long help of export.
@@ -24,7 +28,15 @@ and the commit it is attached to. The output is sorted, so two exports of
 the same notes are the same bytes; git gloss import reads it back.
 
   git gloss export -o gloss-notes.jsonl
-  git gloss export --ref annotations | gzip > annotations.jsonl.gz`
+  git gloss export --ref annotations | gzip > annotations.jsonl.gz
+
+--format agent-trace writes the line attribution instead, one Agent Trace
+0.1.0 record per attributed commit (vcs.revision the commit, each file's
+ranges grouped by contributor: human, ai, mixed or unknown, with the model
+in model_id); gloss's own record rides along under metadata["dev.gloss"], so
+git gloss import agent-trace gives back exactly what was exported:
+
+  git gloss export --format agent-trace main~20..main > trace.jsonl`
 }
 
 // Run exports.
@@ -43,6 +55,12 @@ func (c *ExportCmd) Run(g *Globals) error {
 			return fault.Usagef("--ref %s: only gloss notes refs (%s*) are exported", r, notes.RefPrefix)
 		}
 		refs = append(refs, r)
+	}
+	if c.Format == "agent-trace" {
+		return c.runTrace(g, repo)
+	}
+	if c.Range != "" {
+		return fault.Usagef("a range is for --format agent-trace; the gloss format exports whole refs")
 	}
 	if len(refs) == 0 {
 		if refs, err = notes.ExportRefs(repo); err != nil {
@@ -76,10 +94,117 @@ func (c *ExportCmd) Run(g *Globals) error {
 	})
 }
 
+// runTrace exports line attribution as Agent Trace records.
+func (c *ExportCmd) runTrace(g *Globals, repo *gitops.Repo) error {
+	var w io.Writer = g.stdout
+	var f *os.File
+	var err error
+	if c.Output != "" {
+		if f, err = os.Create(g.path(c.Output)); err != nil {
+			return fault.Usagef("--output: %v", err)
+		}
+		w = f
+	}
+	n, err := attribution.ExportTrace(g.ctx, repo, c.Range, w)
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if c.Output != "" && !g.JSON {
+		fmt.Fprintf(g.stdout, "exported %d Agent Trace record(s) to %s\n", n, c.Output)
+	} else if c.Output == "" {
+		fmt.Fprintf(g.stderr, "exported %d Agent Trace record(s)\n", n)
+	}
+	return nil
+}
+
 // ImportCmd is `git gloss import`.
 type ImportCmd struct {
-	Records   ImportRecordsCmd   `cmd:"" default:"withargs" help:"Read records that git gloss export wrote (the default)."`
-	Chronicle ImportChronicleCmd `cmd:"" help:"Read Chronicle's (Ultragit's) annotations into gloss records."`
+	Records    ImportRecordsCmd    `cmd:"" default:"withargs" help:"Read records that git gloss export wrote (the default)."`
+	Chronicle  ImportChronicleCmd  `cmd:"" help:"Read Chronicle's (Ultragit's) annotations into gloss records."`
+	AgentTrace ImportAgentTraceCmd `cmd:"" name:"agent-trace" help:"Read Agent Trace records (files or a notes ref) into line attribution."`
+	GitAI      ImportGitAICmd      `cmd:"" name:"git-ai" help:"Read git-ai's authorship logs (refs/notes/ai) into line attribution."`
+}
+
+// ImportAgentTraceCmd is `git gloss import agent-trace`.
+type ImportAgentTraceCmd struct {
+	Files []string `arg:"" optional:"" placeholder:"FILE" help:"Files of Agent Trace records (JSON Lines, a JSON object or an array); - reads standard input."`
+	Ref   string   `name:"ref" placeholder:"REF" help:"A notes ref holding trace records per commit, e.g. refs/notes/agent-trace."`
+}
+
+// Help is the long help of import agent-trace.
+func (ImportAgentTraceCmd) Help() string {
+	return `Reads Agent Trace 0.1.0 records into gloss's line attribution
+(refs/notes/gloss/attribution) on the commits they name (vcs.revision, or
+the commit a note is attached to). What git gloss export --format
+agent-trace wrote comes back exactly; other tools' records are converted:
+each range's contributor type and model, the agent guessed from the model or
+the tool, the conversation URL kept as the session. Running it again writes
+nothing new.
+
+  git gloss import agent-trace trace.jsonl
+  git fetch origin refs/notes/agent-trace:refs/notes/agent-trace
+  git gloss import agent-trace --ref refs/notes/agent-trace`
+}
+
+// Run imports Agent Trace records.
+func (c *ImportAgentTraceCmd) Run(g *Globals) error {
+	if len(c.Files) == 0 && c.Ref == "" {
+		return fault.Usagef("give files of trace records, - for standard input, or --ref REF")
+	}
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	opts := attribution.ImportOptions{Ref: c.Ref}
+	for _, p := range c.Files {
+		in, closeIn, err := g.inputFile(p)
+		if err != nil {
+			return err
+		}
+		defer closeIn()
+		opts.Inputs = append(opts.Inputs, in)
+	}
+	res, err := attribution.ImportTrace(g.ctx, repo, opts)
+	if err != nil {
+		return err
+	}
+	return g.emitImport(res)
+}
+
+// ImportGitAICmd is `git gloss import git-ai`.
+type ImportGitAICmd struct {
+	Ref string `name:"ref" placeholder:"REF" help:"git-ai's notes ref (default refs/notes/ai)."`
+}
+
+// Help is the long help of import git-ai.
+func (ImportGitAICmd) Help() string {
+	return `Reads git-ai's authorship logs (the Git AI Standard, authorship/3.x) from
+refs/notes/ai into gloss's line attribution: lines attested to an AI session
+become ai with its tool, model and conversation id; lines attested to a
+known human become human; lines git-ai did not track stay unknown.
+
+  git fetch origin refs/notes/ai:refs/notes/ai
+  git gloss import git-ai`
+}
+
+// Run imports git-ai's notes.
+func (c *ImportGitAICmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := attribution.ImportGitAI(g.ctx, repo, c.Ref)
+	if err != nil {
+		return err
+	}
+	return g.emitImport(res)
 }
 
 // ImportRecordsCmd is `git gloss import [FILE]`.

@@ -9,8 +9,7 @@ import (
 
 // TestLogShowsReadableRecordsUnderEachCommit: git gloss log passes its
 // arguments to git log and prints one readable line per record under the
-// commit it belongs to, never the raw JSON; git gloss blame names the
-// intent beside the lines it covers.
+// commit it belongs to, never the raw JSON.
 func TestLogShowsReadableRecordsUnderEachCommit(t *testing.T) {
 	t.Parallel()
 	fixtures.Binary(t)
@@ -52,10 +51,5 @@ func TestLogShowsReadableRecordsUnderEachCommit(t *testing.T) {
 	}
 	if _, err := fx.Gloss("log", "--no-such-flag"); exitCode(err) != 2 {
 		t.Errorf("a flag git log refuses: exit %d, want 2", exitCode(err))
-	}
-
-	blame := fx.MustGloss("blame", "lib.go")
-	if !strings.Contains(blame, "parse without allocating") || !strings.Contains(blame, "(opus)") {
-		t.Errorf("blame:\n%s", blame)
 	}
 }

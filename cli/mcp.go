@@ -76,5 +76,5 @@ func (c *McpInstallCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is registered with "+c.Client) })
+	return g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss is registered with "+c.Client) })
 }

@@ -48,3 +48,23 @@ func (g *Globals) workDir() string {
 	}
 	return filepath.Join(wd, g.Dir)
 }
+
+// shown is how a path appears in human output: relative to the repository
+// root when it is inside it (as every other path gloss prints), "~/…"
+// under the home directory, else as it is.
+func shown(root, p string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if root != "" {
+		if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return "~/" + filepath.ToSlash(rel)
+		}
+	}
+	return p
+}

@@ -16,6 +16,7 @@ type ReadCmd struct {
 	Lines     string `name:"lines" short:"L" placeholder:"A:B" help:"Line range in today's file."`
 	MaxTokens int    `name:"max-tokens" placeholder:"N" help:"Keep the answer under about N tokens (lowest-scored regions go first)."`
 	Rev       string `name:"rev" placeholder:"REV" help:"Read the file as of REV instead of the working tree."`
+	All       bool   `name:"all" help:"Also show superseded, flagged and expired records, marked."`
 }
 
 // Help is the long help of read.
@@ -37,7 +38,7 @@ match, recency and how much changed since ("stale").
 
 // Run reads.
 func (c *ReadCmd) Run(g *Globals) error {
-	q := why.Query{Path: g.path(c.Path), Anchor: c.Anchor, MaxTokens: c.MaxTokens, Rev: c.Rev}
+	q := why.Query{Path: g.path(c.Path), Anchor: c.Anchor, MaxTokens: c.MaxTokens, Rev: c.Rev, All: c.All}
 	if c.Lines != "" {
 		l, err := annotate.ParseLines(c.Lines)
 		if err != nil {
@@ -72,7 +73,15 @@ func printRead(s *styler, res *why.ReadResult) {
 	}
 	printSkipped(s, res.Skipped)
 	s.printf("\n%s\n", s.dim(readCounts(res.Stats)))
+	if len(res.Regions) > 0 {
+		s.println(s.dim(readLegend))
+	}
 }
+
+// readLegend explains, in one line, the two notations of a region header
+// and its score.
+const readLegend = "legend: \"lines A-B at C, now D-E\" = where the region was in commit C, and where those lines are today · " +
+	"score = relevance to your query, 0-1 (overlap, anchor match, recency, less what changed since)"
 
 // readCounts says what each number of a read counts: the regions shown,
 // the commits blame names for the lines, and the commits whose notes held
@@ -104,7 +113,20 @@ func printRegion(s *styler, r why.RegionView) {
 	if r.Stale {
 		stale = s.yellow(fmt.Sprintf("  stale: %d later commit(s)", r.LaterCommits))
 	}
+	if r.Status != nil {
+		stale += s.red("  " + r.Status.State)
+		if len(r.Status.Reason) > 0 {
+			stale += s.red(": " + strings.Join(r.Status.Reason, "; "))
+		}
+	}
+	if r.Trust != "" {
+		stale += s.cyan("  " + r.Trust)
+	}
 	s.printf("%s %s  %s%s\n", s.bold(name), s.dim("("+r.File+")"), s.dim(where), stale)
+	s.printf("  %-12s %s\n", "id", s.dim(r.ID))
+	if a := r.Attribution; a != nil {
+		s.printf("  %-12s %s\n", "written by", attributionLine(a))
+	}
 	field := func(label, v string) {
 		if v != "" {
 			s.printf("  %-12s %s\n", label, v)

@@ -110,7 +110,7 @@ func printStatus(s *styler, st *setup.Status) {
 		s.println()
 		s.println(s.bold("MCP"))
 		for _, m := range st.MCP {
-			s.printf("  %s %s\n", m.Client, s.dim(m.Path))
+			s.printf("  %s %s\n", m.Client, s.dim(shown(st.Repository.Root, m.Path)))
 		}
 	}
 	if len(st.Hints) > 0 {
@@ -182,7 +182,7 @@ func (c *InitCmd) Run(g *Globals) error {
 	if err := setup.RecordScaffold(repo, nb.Rel, created); err != nil {
 		return err
 	}
-	if err := g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") }); err != nil {
+	if err := g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss is set up") }); err != nil {
 		return err
 	}
 	return refusedError(res)
@@ -212,10 +212,10 @@ func (c *UninstallCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is uninstalled; notes refs were kept") })
+	return g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss is uninstalled; notes refs were kept") })
 }
 
-func printSetupResult(s *styler, res *setup.Result, done string) {
+func printSetupResult(s *styler, root string, res *setup.Result, done string) {
 	verb := func(action string) string {
 		switch action {
 		case "installed", "added", "updated", "removed":
@@ -234,7 +234,7 @@ func printSetupResult(s *styler, res *setup.Result, done string) {
 		s.printf("  config %s = %s %s\n", c.Key, c.Value, verb(c.Action))
 	}
 	for _, m := range res.MCP {
-		s.printf("  mcp    %-6s %s %s\n", m.Client, m.Path, verb(m.Action))
+		s.printf("  mcp    %-6s %s %s\n", m.Client, shown(root, m.Path), verb(m.Action))
 	}
 	scaffold := "added"
 	if res.Schema == "gloss-uninstall/v1" {
@@ -248,11 +248,11 @@ func printSetupResult(s *styler, res *setup.Result, done string) {
 		case a.Action == "refused":
 			s.printf("  agent  %-6s %s %s\n", a.Agent, s.red("refused"), a.Error)
 		default:
-			s.printf("  agent  %-6s %s %s %s\n", a.Agent, a.Path, verb(a.Action), s.dim(strings.Join(a.Events, ", ")))
+			s.printf("  agent  %-6s %s %s %s\n", a.Agent, shown(root, a.Path), verb(a.Action), s.dim(strings.Join(a.Events, ", ")))
 		}
 	}
 	for _, f := range res.Instructions {
-		s.printf("  block  %s %s\n", f.Path, verb(f.Action))
+		s.printf("  block  %s %s\n", shown(root, f.Path), verb(f.Action))
 	}
 	s.println(s.bold(done))
 	for _, a := range res.Agents {

@@ -6,11 +6,13 @@ import (
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
+	"github.com/gloss-dev/gloss/schemas"
 	"github.com/gloss-dev/gloss/spec"
 )
 
 // SpecCmd groups the spec and reconciliation commands.
 type SpecCmd struct {
+	New      SpecNewCmd      `cmd:"" help:"Start a new spec from a valid template: git gloss spec new api --govern 'src/api/**'."`
 	Validate SpecValidateCmd `cmd:"" help:"Check spec files against the spec schema (PASS/FAIL per file)."`
 	Status   SpecStatusCmd   `cmd:"" help:"Per spec: reconciled, drifted or never reconciled."`
 	Affected SpecAffectedCmd `cmd:"" help:"Specs touched by the changes since a base (list_affected_specs)."`
@@ -59,6 +61,40 @@ func printWarnings(s *styler, warnings []string) {
 	for _, w := range warnings {
 		s.printf("%s %s\n", s.yellow("warning:"), w)
 	}
+}
+
+// SpecNewCmd is `git gloss spec new NAME [--govern GLOB...]`.
+type SpecNewCmd struct {
+	Name   string   `arg:"" help:"The spec's name: api writes api.spec.yaml in the specs folder."`
+	Govern []string `name:"govern" sep:"none" placeholder:"GLOB" help:"Files it governs, as a glob (repeatable), e.g. 'src/api/**'."`
+}
+
+// Run writes the template.
+func (c *SpecNewCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	rel, err := spec.Create(repo, c.Name, c.Govern)
+	if err != nil {
+		return err
+	}
+	out := createdOutput{Schema: "gloss-created/v1", Path: rel}
+	return g.emit(out, func(s *styler) {
+		s.printf("wrote %s\n", rel)
+		s.printf("next: write its intent and behaviors, check it with 'git gloss spec validate %s', and commit it\n", rel)
+	})
+}
+
+// createdOutput is what spec new and doc new print with --json.
+type createdOutput struct {
+	Schema string `json:"$schema"`
+	Path   string `json:"path"`
+}
+
+func init() {
+	schemas.Register(schemas.Entry{Name: "created", Tag: "gloss-created/v1", Description: "The file git gloss spec new or doc new wrote.", Type: schemas.TypeOf[createdOutput]()})
 }
 
 // SpecValidateCmd is `git gloss spec validate [PATH]`.
@@ -314,7 +350,46 @@ func (c *SpecMarkCmd) Run(g *Globals) error {
 			for _, sk := range res.Skipped {
 				s.printf("%s %s: %s\n", s.yellow("skipped"), sk.Path, sk.Reason)
 			}
+			g.explainMark(s, res)
 		})
+	})
+}
+
+// explainMark says what a mark did to each spec's state. Marking some of
+// a never-reconciled spec's files gives it a reconciliation point, and
+// from then on every governed file not marked with it counts as changed:
+// a spec goes from "never reconciled, 0 changed" to "drifted, 13 changed"
+// and the person who marked one file deserves to know why.
+func (g *Globals) explainMark(s *styler, res *reconcile.MarkResult) {
+	marked := map[string]bool{}
+	for _, r := range res.Records {
+		marked[r.SpecPath] = true
+	}
+	_ = g.withSpecs(func(w *reconcile.Workspace) error {
+		st, err := w.Status()
+		if err != nil {
+			return err
+		}
+		for _, sp := range st.Specs {
+			if !marked[sp.SpecPath] {
+				continue
+			}
+			if len(sp.Changed) == 0 && !sp.SpecChanged {
+				s.printf("%s is now %s: all %d governed file(s) match this reconciliation\n", sp.SpecPath, sp.State, sp.Governed)
+				continue
+			}
+			s.printf("%s is now %s: %d of %d governed file(s) differ from what was marked, or were never marked with this spec\n",
+				sp.SpecPath, sp.State, len(sp.Changed), sp.Governed)
+			for i, f := range sp.Changed {
+				if i == 5 {
+					s.printf("  … and %d more (git gloss spec changed %s)\n", len(sp.Changed)-5, sp.SpecPath)
+					break
+				}
+				s.printf("  %s\n", f)
+			}
+			s.printf("  once checked against the spec: git gloss spec mark --spec %s FILE...\n", sp.SpecPath)
+		}
+		return nil
 	})
 }
 

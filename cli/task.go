@@ -442,7 +442,7 @@ func (c *TaskIDCmd) Run(g *Globals, kctx *kong.Context) error {
 				return e
 			}
 			return g.emit(start, func(st *styler) {
-				st.printf("started %s (pid %d) in %s on %s\n", start.TaskID, start.PID, start.Worktree, start.Branch)
+				st.printf("started %s (pid %d) in %s on %s\n", start.TaskID, start.PID, shown(s.Repo().Root(), start.Worktree), start.Branch)
 				st.printf("follow it: git gloss task log %s\n", start.TaskID)
 				if start.Quality != nil {
 					st.println(st.yellow("note: ") + start.Quality.Message)
@@ -485,7 +485,7 @@ func (c *TaskForceCmd) Run(g *Globals, kctx *kong.Context) error {
 				st.println(res.Analysis)
 				st.printf("%s %s\n", st.bold("next:"), res.Suggestion)
 				if res.Worktree != "" {
-					st.printf("%s %s\n", st.bold("worktree:"), res.Worktree)
+					st.printf("%s %s\n", st.bold("worktree:"), shown(s.Repo().Root(), res.Worktree))
 				}
 			})
 		}

@@ -3,8 +3,10 @@
 // an unknown block id).
 package editdist
 
-// Bounded is the Levenshtein distance of a and b, in runes, when it is at
-// most limit, and limit+1 otherwise. Only a band of width limit around the
+// Bounded is the edit distance of a and b, in runes — Levenshtein's, with
+// a swap of two adjacent runes counted as one edit (the commonest typo:
+// "stauts" is one edit from "status") — when it is at most limit, and
+// limit+1 otherwise. Only a band of width limit around the
 // diagonal is computed, and it stops early, so a far-off pair costs little.
 func Bounded(a, b string, limit int) int {
 	ra, rb := []rune(a), []rune(b)
@@ -20,6 +22,7 @@ func Bounded(a, b string, limit int) int {
 
 func band(ra, rb []rune, limit int) int {
 	inf := limit + 1
+	prev2 := make([]int, len(rb)+1) // the row before prev, for swaps
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -38,6 +41,9 @@ func band(ra, rb []rune, limit int) int {
 				c = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c, inf)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 			rowMin = min(rowMin, cur[j])
 		}
 		if hi < len(rb) {
@@ -46,18 +52,22 @@ func band(ra, rb []rune, limit int) int {
 		if rowMin >= inf {
 			return inf
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }
 
 // Nearest returns the word of known closest to word when it is a likely
-// typo (at most limit edits away), and "" otherwise. The first of equally
-// near words wins, so callers list known words in the order they prefer.
+// typo (at most limit edits away), and "" otherwise. Of equally near words
+// one of the typo's length wins (a swap or a wrong letter is likelier than
+// a letter too many or too few), then the first, so callers list known
+// words in the order they prefer.
 func Nearest(word string, known []string, limit int) string {
 	best, bestD := "", limit+1
+	n := len([]rune(word))
 	for _, k := range known {
-		if d := Bounded(word, k, bestD-1); d < bestD {
+		d := Bounded(word, k, bestD)
+		if d < bestD || d == bestD && d <= limit && len([]rune(k)) == n && len([]rune(best)) != n {
 			best, bestD = k, d
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
@@ -99,6 +100,11 @@ func Carry(ctx context.Context, repo *gitops.Repo, opts CarryOptions) (*CarryRes
 		n, err := annotate.CarryOnto(ctx, repo, p.Sources, p.Target, p.Provenance)
 		if err != nil {
 			return nil, err
+		}
+		// Line attribution travels with the annotations, from the same
+		// sources onto the same target.
+		if _, err := attribution.CarryOnto(ctx, repo, p.Sources, p.Target, p.Provenance); err != nil {
+			res.Warnings = append(res.Warnings, "attribution: "+err.Error())
 		}
 		p.Records = n
 		res.Carried += n

@@ -24,6 +24,7 @@ import (
 
 	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
 )
@@ -62,9 +63,9 @@ func (b *Block) Error() string { return b.Message }
 // are wired in here, in one place.
 var handlers = map[string][]Handler{
 	PrepareCommitMsg: {noteSquash},
-	PostCommit:       {updateBlameCache, annotateCommit, consumeAgentEdits},
+	PostCommit:       {updateBlameCache, annotateCommit, attributeCommit, consumeAgentEdits},
 	PrePush:          {validatePushInput, checkSpecs},
-	PostRewrite:      {carryAnnotations, consumeAgentEdits},
+	PostRewrite:      {carryAnnotations, carryAttribution, consumeAgentEdits},
 }
 
 // Known reports whether gloss has a hook of this name.
@@ -373,6 +374,27 @@ func consumeAgentEdits(_ context.Context, inv *Invocation) error {
 		return err
 	}
 	return agent.ConsumePending(inv.Repo, head)
+}
+
+// carryAttribution carries line attribution from the rewritten commits to
+// their replacements.
+func carryAttribution(ctx context.Context, inv *Invocation) error {
+	rewrites, err := ParseRewriteInput(inv.Input)
+	if err != nil || len(inv.Args) == 0 {
+		return err
+	}
+	pairs := make([][2]string, len(rewrites))
+	for i, rw := range rewrites {
+		pairs[i] = [2]string{rw.Old, rw.New}
+	}
+	return attribution.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs)
+}
+
+// attributeCommit records who wrote each line the new commit introduced.
+// It runs after annotateCommit, whose carried records say whether the
+// commit concludes a squash merge or a cherry-pick.
+func attributeCommit(ctx context.Context, inv *Invocation) error {
+	return attribution.PostCommit(ctx, inv.Repo)
 }
 
 // annotateCommit records the new commit's annotations.

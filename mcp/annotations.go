@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/why"
 )
 
@@ -22,6 +23,14 @@ type readInput struct {
 	Lines     lineRange `json:"lines,omitempty"`
 	MaxTokens int       `json:"max_tokens,omitempty"`
 	Rev       string    `json:"rev,omitempty" jsonschema:"revision; default the working tree"`
+	All       bool      `json:"all,omitempty" jsonschema:"also superseded, flagged and expired records, marked"`
+}
+
+// blameInput is gloss_blame's input.
+type blameInput struct {
+	Path  string    `json:"path"`
+	Lines lineRange `json:"lines,omitempty"`
+	Rev   string    `json:"rev,omitempty" jsonschema:"revision; default the working tree"`
 }
 
 // lineRange is a line range given as {start, end} or as "A:B", "A-B", "A".
@@ -76,7 +85,31 @@ func registerAnnotations(r *registry) {
 		if err != nil {
 			return nil, err
 		}
-		return why.Read(ctx, repo, why.Query{Path: in.Path, Anchor: in.Anchor, Lines: in.Lines.Lines, MaxTokens: in.MaxTokens, Rev: in.Rev})
+		return why.Read(ctx, repo, why.Query{Path: in.Path, Anchor: in.Anchor, Lines: in.Lines.Lines, MaxTokens: in.MaxTokens, Rev: in.Rev, All: in.All})
+	})
+	addTool(r, toolDef{
+		Name: "gloss_blame",
+		Description: "Who wrote each line of a file: human, ai (with agent and model), mixed or unknown, and the " +
+			"annotated intent per hunk. Give a path; lines narrows it." + dataNotInstructions,
+		Output: "blame",
+		Input:  linesSchema,
+	}, func(ctx context.Context, c *call, in blameInput) (any, error) {
+		repo, err := c.Repo()
+		if err != nil {
+			return nil, err
+		}
+		return attribution.Blame(ctx, repo, attribution.BlameQuery{Path: in.Path, Lines: in.Lines.Lines, Rev: in.Rev})
+	})
+	addTool(r, toolDef{
+		Name:        "gloss_stats",
+		Description: "Lines a range (A..B, one commit, or since a date) inserted, by contributor type, agent and model, author and directory.",
+		Output:      "stats",
+	}, func(ctx context.Context, c *call, q attribution.StatsQuery) (any, error) {
+		repo, err := c.Repo()
+		if err != nil {
+			return nil, err
+		}
+		return attribution.Stats(ctx, repo, q)
 	})
 	addTool(r, toolDef{
 		Name:        "gloss_deps",

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -355,3 +356,22 @@ type noSuchFile string
 
 func (p noSuchFile) Error() string        { return string(p) + ": no such file" }
 func (p noSuchFile) Is(target error) bool { return target == fs.ErrNotExist }
+
+// CreateFile writes a new file at p, creating its folders, and refuses
+// (fault.Conflict) when something is already there: for the templates
+// `spec new` and `doc new` write, which must never replace a person's work.
+func (t *Tree) CreateFile(p string, data []byte, mode os.FileMode) (string, error) {
+	real, err := t.Resolve(p)
+	if err != nil {
+		return "", err
+	}
+	if _, err := t.root.Lstat(real); err == nil {
+		return "", fault.Conflictf("%s already exists; gloss does not overwrite it", real)
+	}
+	if dir := path.Dir(real); dir != "." {
+		if err := t.root.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("create %s: %w", dir, err)
+		}
+	}
+	return real, t.WriteReal(real, data, mode)
+}

@@ -225,6 +225,9 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 	} else if len(m.Agents) == 0 {
 		res.Next = append(res.Next, "git gloss agent install    # let coding agents get gloss's context before they edit ("+strings.Join(DefaultAgents(repo.Root()), ", ")+")")
 	}
+	if files := sharedFiles(repo.Root(), res); len(files) > 0 {
+		res.Next = append(res.Next, "git add "+strings.Join(files, " ")+" && git commit -m 'Set up gloss'   # share the setup with your team")
+	}
 	res.Next = append(res.Next, "git gloss status           # what gloss knows about this repository")
 	m.Version = SetupVersion
 	if err := m.save(repo); err != nil {
@@ -429,4 +432,44 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// sharedFiles lists the files in the working tree that this init added or
+// changed and a team shares by committing them (the MCP registration, the
+// agents' hook files, the instruction blocks, the notebook scaffold), as
+// repository-relative paths.
+func sharedFiles(root string, res *Result) []string {
+	var paths []string
+	add := func(p, action string) {
+		if action != "added" && action != "updated" && action != "installed" {
+			return
+		}
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsAbs(p) && !strings.HasPrefix(rel, "..") {
+			p = rel
+		} else if filepath.IsAbs(p) {
+			return // outside the working tree: personal, not shared
+		}
+		p = filepath.ToSlash(p)
+		if strings.HasPrefix(p, ".gloss/") {
+			p = ".gloss"
+		}
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	for _, c := range res.MCP {
+		add(c.Path, c.Action)
+	}
+	for _, a := range res.Agents {
+		if !a.Global {
+			add(a.Path, a.Action)
+		}
+	}
+	for _, f := range res.Instructions {
+		add(f.Path, f.Action)
+	}
+	for _, p := range res.Scaffolded {
+		add(p, "added")
+	}
+	return paths
 }

@@ -363,7 +363,10 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 	cmd.Dir = run.Worktree
 	cmd.Env = append(os.Environ(),
 		"GLOSS_TASK_ID="+id, "GLOSS_TASK_FILE="+path.Join(Dir, id+".md"), "GLOSS_TASK_PROMPT="+string(prompt),
-		"GLOSS_WORKTREE="+run.Worktree, "GLOSS_BRANCH="+run.Branch)
+		"GLOSS_WORKTREE="+run.Worktree, "GLOSS_BRANCH="+run.Branch,
+		// The commits the agent makes are attributed to it (package
+		// attribution reads GLOSS_AGENT in the post-commit hook).
+		"GLOSS_AGENT="+agentName(run.Command), "GLOSS_SESSION="+id)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -538,4 +541,13 @@ func (s *Store) Log(id string, lines, offset int, since string) (*LogResult, err
 	res.LineCount = len(kept)
 	res.Content = strings.Join(kept, "\n")
 	return res, nil
+}
+
+// agentName is the program an agent command runs ("claude -p" is claude).
+func agentName(command string) string {
+	f := strings.Fields(command)
+	if len(f) == 0 {
+		return "agent"
+	}
+	return path.Base(f[0])
 }

@@ -1,6 +1,10 @@
 package treesitter
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gloss-dev/gloss/editdist"
+)
 
 // Find returns the anchors a name refers to, most precise match first:
 // the exact qualified name; then anchors whose qualified name ends with the
@@ -68,4 +72,27 @@ func Covering(anchors []Anchor, start, end int) []Anchor {
 		}
 	}
 	return out
+}
+
+// Suggest returns the anchor name closest to name when name looks like a
+// typo of one of them, and "" otherwise: the "did you mean" of an unknown
+// anchor.
+func Suggest(anchors []Anchor, name string) string {
+	names := make([]string, 0, 2*len(anchors))
+	for _, a := range anchors {
+		names = append(names, a.Name)
+	}
+	if near := editdist.Nearest(name, names, 2); near != "" {
+		return near
+	}
+	// A short name may be a typo of a qualified one's last part.
+	if len(name) < 4 {
+		return ""
+	}
+	for _, a := range anchors {
+		if editdist.Bounded(lastPart(normalize(name)), a.Short(), 2) <= 2 {
+			return a.Name
+		}
+	}
+	return ""
 }

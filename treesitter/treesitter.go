@@ -60,6 +60,11 @@ func Language(path string) string {
 	return ""
 }
 
+// SupportedExtensions names the languages Outline understands with their
+// file extensions, for messages that refuse an anchor in another language.
+const SupportedExtensions = "Go (.go), Python (.py), JavaScript (.js, .mjs, .cjs, .jsx), TypeScript (.ts, .tsx), " +
+	"Rust (.rs), Java (.java), C (.c, .h), C++ (.cc, .cpp, .cxx, .hpp, .hh)"
+
 // Supported reports whether Outline understands path's language.
 func Supported(path string) bool { return Language(path) != "" }
 

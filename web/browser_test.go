@@ -307,13 +307,13 @@ func checkFilePage(t *testing.T, s *site, b *browser) {
 
 	b.do(t, "file page", chromedp.Navigate(s.base+"/file/server/server.go"), chromedp.WaitVisible("main h1"))
 	type gutter struct {
-		Hunk, Commit, Author, By, Intent, Meta string
-		Open                                   bool
+		Hunk, Commit, Author, By, Attr, Intent, Meta string
+		Open                                         bool
 	}
 	js := `(() => { const h = document.getElementById("L` + strconv.Itoa(line) + `").closest(".hunk");
 		const q = s => { const e = h.querySelector(s); return e ? e.textContent.trim() : "" };
 		const d = h.querySelector("details.ann");
-		return {Hunk: h.id, Commit: q(".gutter .g-c"), Author: q(".gutter .g-au"), By: q(".gutter .g-by"), Intent: q("details.ann summary .intent"), Meta: q("details.ann .meta"), Open: !!(d && d.open)} })()`
+		return {Hunk: h.id, Commit: q(".gutter .g-c"), Author: q(".gutter .g-au"), By: q(".gutter .g-by"), Attr: q(".gutter .g-attr"), Intent: q("details.ann summary .intent"), Meta: q("details.ann .meta"), Open: !!(d && d.open)} })()`
 	g := eval[gutter](t, b, js)
 	if g.Commit != want.Commit[:12] {
 		t.Errorf("gutter commit %q, read --json says %s", g.Commit, want.Commit)
@@ -326,6 +326,23 @@ func checkFilePage(t *testing.T, s *site, b *browser) {
 	}
 	if !strings.Contains(g.Meta, want.Author.Name) {
 		t.Errorf("annotation author %q, read --json says %s", g.Meta, want.Author.Name)
+	}
+	// Line attribution, as git gloss blame --json gives it for the line.
+	var blame struct {
+		Lines []struct {
+			Line        int `json:"line"`
+			Contributor struct {
+				Type, Agent, Model string
+			} `json:"contributor"`
+		} `json:"lines"`
+	}
+	if err := json.Unmarshal([]byte(s.fx.MustGloss("blame", "server/server.go", "--json")), &blame); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range blame.Lines {
+		if l.Line == line && (!strings.Contains(g.Attr, l.Contributor.Type) || !strings.Contains(g.Attr, l.Contributor.Agent)) {
+			t.Errorf("gutter attribution %q, git gloss blame --json says %+v", g.Attr, l.Contributor)
+		}
 	}
 	if g.Author != fixtures.UserName {
 		t.Errorf("gutter commit author %q, want %s", g.Author, fixtures.UserName)

@@ -84,12 +84,12 @@ func newSite(t *testing.T) *site {
 	fx.Commit("first", map[string]string{"README.md": "# todo\n"})
 	fx.MustGloss("init", "--no-mcp")
 	fx.Commit("server: the todo server", map[string]string{"server/server.go": serverV1})
+	fx.Write("server/server.go", serverV1+healthFunc)
 	fx.MustGloss("annotate", "--file", "server/server.go", "--anchor", "Server.Health",
 		"--intent", healthIntent, "--constraint", healthMust,
 		"--rejected", healthRejects+"|it queries the database", "--risk", healthRisk,
 		"--dep", "server/server.go#Server.Handle|routes are registered there",
 		"--author-name", "claude", "--model", "opus")
-	fx.Write("server/server.go", serverV1+healthFunc)
 	fx.Git("add", "-A")
 	fx.Git("commit", "-q", "-m", "server: add health endpoint")
 

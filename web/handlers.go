@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/noma"
 	"github.com/gloss-dev/gloss/notebook"
@@ -160,11 +161,12 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 // fileData is the file page: the annotated blame and the highlighted
 // source, hunk by hunk.
 type fileData struct {
-	Blame     *why.BlameResult
-	Regions   map[string]*why.RegionView
-	Dir       string
-	HunksHTML template.HTML
-	Binary    bool
+	Blame       *why.BlameResult
+	Regions     map[string]*why.RegionView
+	Attribution *attribution.BlameResult
+	Dir         string
+	HunksHTML   template.HTML
+	Binary      bool
 }
 
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
@@ -175,16 +177,24 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/tree/"+strings.Trim(p, "/"), http.StatusFound)
 			return nil
 		}
-		b, err := why.Blame(r.Context(), repo, why.BlameQuery{Path: p, Rev: rev})
+		// Who wrote each line: line attribution, git gloss blame's answer
+		// and the page's JSON twin.
+		ab, err := attribution.Blame(r.Context(), repo, attribution.BlameQuery{Path: p, Rev: rev})
 		if err != nil {
 			return err
 		}
 		if r.URL.Query().Get("format") == "json" {
-			writeJSON(w, b)
+			writeJSON(w, ab)
 			return nil
 		}
+		// Why: the hunks with the regions of a whole-file read, and the
+		// outline.
+		b, err := why.Blame(r.Context(), repo, why.BlameQuery{Path: p, Rev: rev})
+		if err != nil {
+			return err
+		}
 		rel, content := b.Query.Path, b.Source
-		d := fileData{Blame: b, Regions: map[string]*why.RegionView{}, Dir: path.Dir(rel)}
+		d := fileData{Blame: b, Attribution: ab, Regions: map[string]*why.RegionView{}, Dir: path.Dir(rel)}
 		for i := range b.Regions {
 			d.Regions[b.Regions[i].ID] = &b.Regions[i]
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/why"
 )
@@ -28,6 +29,13 @@ type hunkView struct {
 // highlighter, and the annotations (few) still go through the template.
 func (s *Server) renderHunks(d *fileData, rel string, lines []string) (template.HTML, error) {
 	ann := s.pages.byName["file"]
+	// Line attribution by line number, for the gutter.
+	who := map[int]attribution.Contributor{}
+	if d.Attribution != nil {
+		for _, l := range d.Attribution.Lines {
+			who[l.Line] = l.Contributor
+		}
+	}
 	var b strings.Builder
 	size := 0
 	for _, l := range lines {
@@ -58,13 +66,14 @@ func (s *Server) renderHunks(d *fileData, rel string, lines []string) (template.
 			b.WriteString(`<span class="g-c" title="` + html.EscapeString(h.Summary) + `">` + gitops.ShortID(h.Commit) + "</span>\n")
 			b.WriteString(`<span class="g-au">` + html.EscapeString(h.Author) + "</span>\n")
 			if h.By != nil {
-				b.WriteString(`<span class="g-by k-` + html.EscapeString(h.By.Kind) + `">` + html.EscapeString(h.By.Kind))
+				b.WriteString(`<span class="g-by k-` + html.EscapeString(h.By.Kind) + `" title="author of the annotation">` + html.EscapeString(h.By.Kind))
 				if h.By.Model != "" {
 					b.WriteString(" · " + html.EscapeString(h.By.Model))
 				}
 				b.WriteString("</span>\n")
 			}
 			b.WriteString(`<span class="g-ag" title="` + html.EscapeString(h.Time) + `">` + age(h.Time) + `</span>`)
+			writeAttribution(&b, who, h.Start, h.End)
 		}
 		b.WriteString("\n</a>\n<pre class=\"code chroma\">")
 		for n := h.Start; n <= h.End && n-1 < len(lines); n++ {
@@ -84,4 +93,45 @@ func (s *Server) renderHunks(d *fileData, rel string, lines []string) (template.
 		b.WriteString("\n</div>\n")
 	}
 	return template.HTML(b.String()), nil //nolint:gosec // every piece is escaped above or by the template
+}
+
+// writeAttribution writes who wrote a hunk's lines by line attribution:
+// each distinct contributor (human, ai with agent and model, mixed,
+// unknown) with its share of the hunk's lines.
+func writeAttribution(b *strings.Builder, who map[int]attribution.Contributor, start, end int) {
+	type key struct{ typ, agent, model string }
+	count := map[key]int{}
+	var order []key
+	for n := start; n <= end; n++ {
+		c, ok := who[n]
+		if !ok {
+			continue
+		}
+		k := key{c.Type, c.Agent, c.Model}
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	if len(order) == 0 {
+		return
+	}
+	b.WriteString("\n<span class=\"g-attr\">")
+	for i, k := range order {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		label := k.typ
+		if k.agent != "" {
+			label += " " + k.agent
+			if k.model != "" {
+				label += "/" + k.model
+			}
+		}
+		if len(order) > 1 {
+			label += " " + strconv.Itoa(count[k]*100/(end-start+1)) + "%"
+		}
+		b.WriteString(`<span class="a-` + html.EscapeString(k.typ) + `" title="line attribution">` + html.EscapeString(label) + `</span>`)
+	}
+	b.WriteString("</span>")
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/gitops"
-	"github.com/gloss-dev/gloss/schemas"
 	"github.com/gloss-dev/gloss/treesitter"
 )
 
@@ -32,8 +31,10 @@ type Hunk struct {
 	Regions []string         `json:"regions" jsonschema:"ids of the regions (in regions) that cover these lines"`
 }
 
-// BlameResult is the annotated blame of a file: gloss-blame/v1. Its
-// regions are exactly those of a read of the whole file.
+// BlameResult is the annotated blame of a file, what the file page of
+// git gloss serve lays out: hunks, the regions of a read of the whole file
+// that cover them, and the outline. (Who wrote each line is line
+// attribution's: attribution.Blame, git gloss blame.)
 type BlameResult struct {
 	Schema  string              `json:"$schema"`
 	Query   BlameQuery          `json:"query"`
@@ -48,10 +49,6 @@ type BlameResult struct {
 	// Source is the content blamed, for a view that shows it beside the
 	// blame (not part of the JSON).
 	Source []byte `json:"-"`
-}
-
-func init() {
-	schemas.Register(schemas.Entry{Name: "blame", Tag: "gloss-blame/v1", Description: "Annotated blame of a file: who last changed each run of lines and the annotation that covers it (git gloss blame, the file page of git gloss serve).", Type: schemas.TypeOf[BlameResult]()})
 }
 
 // Source returns a file's repository-relative path and content at rev
@@ -73,7 +70,7 @@ func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, 
 		return nil, err
 	}
 	q.Path = read.Query.Path
-	res := &BlameResult{Schema: "gloss-blame/v1", Query: q, Rev: read.Resolved.Rev, Hunks: []Hunk{},
+	res := &BlameResult{Schema: "gloss-annotated-blame/v1", Query: q, Rev: read.Resolved.Rev, Hunks: []Hunk{},
 		Regions: read.Regions, Outline: []treesitter.Anchor{}, Notes: read.Notes, Skipped: read.Skipped}
 	res.Lines, res.Source = f.lines, f.content
 	if a := outline(repo, f.rel, f.content); a != nil {

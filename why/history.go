@@ -73,6 +73,10 @@ func History(ctx context.Context, repo *gitops.Repo, q HistoryQuery) (*HistoryRe
 		return res, err
 	}
 	if blob, _ := repo.BlobAt("HEAD", p); blob == "" {
+		if files, err := repo.ListFiles("HEAD", p); err == nil && len(files) > 0 {
+			return nil, fault.Usagef("%s is a directory: history follows one file or anchor (git gloss history %s); "+
+				"git gloss summary %s shows the intent of every anchor under it", p, files[0].Path, p)
+		}
 		return nil, fault.NotFoundf("%s: no such file in HEAD", p)
 	}
 	ids, err := repo.LogFollow(ctx, "HEAD", p, historyScanLimit)

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/config"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
@@ -36,6 +38,7 @@ type Query struct {
 	Lines     *annotate.Lines `json:"lines,omitempty" jsonschema:"line range in today's file, when there is no anchor"`
 	MaxTokens int             `json:"max_tokens,omitempty" jsonschema:"budget for the answer, about 4 bytes a token; 0 for no limit"`
 	Rev       string          `json:"rev,omitempty" jsonschema:"revision to read at; default the working tree"`
+	All       bool            `json:"all,omitempty" jsonschema:"also return superseded, flagged and expired records, marked"`
 }
 
 // Target is what the query resolved to.
@@ -67,6 +70,10 @@ type RegionView struct {
 	Score                float64               `json:"score"`
 	Stale                bool                  `json:"stale" jsonschema:"later commits changed these lines"`
 	LaterCommits         int                   `json:"later_commits"`
+	Expires              string                `json:"expires,omitempty"`
+	Status               *annotate.Status      `json:"status,omitempty" jsonschema:"set when the record is superseded, flagged or expired (only with all)"`
+	Trust                string                `json:"trust,omitempty" jsonschema:"directive (by an author the team trusts, [annotations] trusted) or claim; empty when the team trusts no one in particular"`
+	Attribution          *attribution.Summary  `json:"attribution,omitempty" jsonschema:"who wrote the region's lines as they are now"`
 }
 
 // ReadStats says how the answer was found.
@@ -270,10 +277,15 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 		}
 	}
 	views := []RegionView{}
+	now := time.Now()
 	for c, rs := range recs {
 		decoded, unknown := decode(rs)
 		res.Skipped += unknown
 		res.Stats.RecordsConsidered += len(decoded)
+		var status map[string]annotate.Status
+		if q.All {
+			decoded, status = annotate.Classify(rs, now)
+		}
 		o := byCommit[c]
 		filled := fillCommitIntent(decoded)
 		for _, d := range decoded {
@@ -295,6 +307,9 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 				continue
 			}
 			v := view(r, times[c])
+			if st, ok := status[r.ID]; ok && st.State != annotate.StateLive {
+				v.Status = &st
+			}
 			if filled[r] {
 				v.IntentFrom = "commit"
 			}
@@ -309,7 +324,30 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 		}
 	}
 	res.Stats.RegionsMatched = len(views)
+	trusted := trustedAuthors(repo)
+	if len(trusted) > 0 {
+		for i := range views {
+			views[i].Trust = "claim"
+			if isTrusted(repo, trusted, views[i]) {
+				views[i].Trust = "directive"
+			}
+		}
+	}
+	if attrs, err := attribution.OfBlame(repo, blame); err == nil {
+		for i := range views {
+			if cur := views[i].Current; cur != nil {
+				views[i].Attribution = attrs.Summarize(cur.Start, cur.End)
+			}
+		}
+	}
 	sort.SliceStable(views, func(i, j int) bool {
+		// Live records before marked ones, directives before claims.
+		if (views[i].Status == nil) != (views[j].Status == nil) {
+			return views[i].Status == nil
+		}
+		if views[i].Trust != views[j].Trust {
+			return views[i].Trust == "directive"
+		}
 		if views[i].Score != views[j].Score {
 			return views[i].Score > views[j].Score
 		}
@@ -325,7 +363,7 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 	res.Stats.FieldsTrimmed = trimmed
 	res.Stats.TokensEstimated = tokens(views)
 	if len(views) == 0 {
-		res.Notes = append(res.Notes, "no annotations cover these lines")
+		res.Notes = append(res.Notes, noAnnotationsNote(repo))
 	}
 	if dropped > 0 || trimmed > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("trimmed to about %d tokens: %d region(s) and %d field(s) left out, lowest scores first", q.MaxTokens, dropped, trimmed))
@@ -405,13 +443,72 @@ func (n *noteRead) rest(store *notes.Store, want []string) (map[string][]notes.R
 	return recs, skipped + n.skipped, nil
 }
 
-// decode reads the live annotation records of one note and counts the
-// records it could not read as annotations (another schema, an unknown
-// kind, a shape that does not decode).
+// decode reads the live annotation records of one note (not superseded,
+// flagged or expired) and counts the records it could not read as
+// annotations (another schema, an unknown kind, a shape that does not
+// decode; flags are read, not skipped).
 func decode(recs []notes.Record) (decoded []annotate.Decoded, unknown int) {
 	live := notes.Resolve(recs)
-	decoded = annotate.Decode(live)
-	return decoded, len(live) - len(decoded)
+	flags := 0
+	for _, r := range live {
+		if annotate.IsFlag(r) {
+			flags++
+		}
+	}
+	unknown = len(live) - len(annotate.Decode(live)) - flags
+	return annotate.Live(recs, time.Now()), unknown
+}
+
+// trustedAuthors is the team's list of trusted authors ([annotations]
+// trusted in .gloss/config.toml): names or emails.
+func trustedAuthors(repo *gitops.Repo) []string {
+	cfg, err := config.LoadTeam(repo)
+	if err != nil {
+		return nil
+	}
+	var sec struct {
+		Trusted []string `toml:"trusted"`
+	}
+	if cfg.Section("annotations", &sec) != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range sec.Trusted {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// isTrusted reports whether a record's author is trusted: its author name,
+// or the name or email of the author of the commit it is on.
+func isTrusted(repo *gitops.Repo, trusted []string, v RegionView) bool {
+	names := []string{strings.ToLower(v.Author.Name)}
+	if c, err := repo.LookupCommit(v.Commit); err == nil && (v.Author.Kind == "human" || v.Author.Name == "") && v.Source != annotate.SourceAgent {
+		names = append(names, strings.ToLower(c.AuthorName), strings.ToLower(c.AuthorEmail))
+	}
+	for _, n := range names {
+		for _, t := range trusted {
+			if n != "" && n == t {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noAnnotationsNote explains an empty answer. In a clone that has no gloss
+// notes at all, the likely reason is that nobody fetched them yet, not
+// that nobody wrote any.
+func noAnnotationsNote(repo *gitops.Repo) string {
+	if tip, err := repo.RefTarget(notes.Annotations); err == nil && tip == "" {
+		if remotes, err := repo.ListRefs("refs/remotes/*"); err == nil && len(remotes) > 0 {
+			return "no annotations cover these lines: this clone has no gloss notes yet; " +
+				"if your team uses gloss, run 'git gloss init' and 'git gloss sync' to fetch them"
+		}
+	}
+	return "no annotations cover these lines"
 }
 
 // resolveTarget turns the query into a line range, noting fallbacks.
@@ -426,7 +523,11 @@ func resolveTarget(repo *gitops.Repo, f *file, q Query, res *ReadResult) annotat
 			if !treesitter.Supported(f.rel) {
 				res.Notes = append(res.Notes, fmt.Sprintf("anchors are not supported for %s; showing file-level results", path.Ext(f.rel)))
 			} else {
-				res.Notes = append(res.Notes, fmt.Sprintf("anchor %q not found in %s; showing file-level results", q.Anchor, f.rel))
+				note := fmt.Sprintf("anchor %q not found in %s", q.Anchor, f.rel)
+				if near := treesitter.Suggest(f.anchors, q.Anchor); near != "" {
+					note += fmt.Sprintf("; did you mean %q?", near)
+				}
+				res.Notes = append(res.Notes, note+"; showing file-level results")
 			}
 			return whole
 		}
@@ -463,7 +564,7 @@ func view(r *annotate.Region, t time.Time) RegionView {
 		ID: r.ID, Commit: r.Commit, File: r.File, Anchor: r.Anchor, Lines: r.Lines,
 		Intent: r.Intent, Reasoning: r.Reasoning, Constraints: r.Constraints,
 		RejectedAlternatives: r.RejectedAlternatives, Deps: r.Deps, Risks: r.Risks, Tags: r.Tags,
-		Author: r.Author, Source: r.Source,
+		Author: r.Author, Source: r.Source, Expires: r.Expires,
 	}
 	if !t.IsZero() {
 		v.Time = t.UTC().Format(time.RFC3339)

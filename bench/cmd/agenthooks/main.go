@@ -60,16 +60,17 @@ func measure(src, dir, bin string, runs int) error {
 	fmt.Printf("clone %s at %s: %s %s, lines %d-%d\n\n", e.Dir, e.Rev, e.File, e.Anchor, e.Start, e.End)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "event\tp50\tp95\tCPU p50\tanswer bytes\t")
-	for _, c := range cases {
-		fmt.Fprintf(os.Stderr, "measuring %s ...\n", c.Name)
-		r, err := e.MeasureAgentHook(ctx, c, runs)
-		if err != nil {
-			return err
-		}
+	fmt.Fprintf(os.Stderr, "measuring %d events, %d rounds ...\n", len(cases), runs+1)
+	results, err := e.MeasureAgentHooks(ctx, cases, runs)
+	if err != nil {
+		return err
+	}
+	for _, r := range results {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t\n", r.Name, r.P50.Round(100000), r.P95.Round(100000), r.CPU50.Round(100000), r.Bytes)
 	}
 	w.Flush()
-	fmt.Printf("\nwhole processes (process start included), %d timed runs after one warm-up per event;\n", runs)
+	fmt.Printf("\nwhole processes (process start included), %d timed rounds after one warm-up round, each round\n", runs)
+	fmt.Println("running every event once (so load changes weigh on all alike);")
 	fmt.Println("CPU is user+system time of the process; on a loaded machine it is steadier than wall time.")
 	return nil
 }

@@ -59,7 +59,7 @@ func measure(src, dir, bin string, runs int) error {
 	}
 	fmt.Printf("clone %s at %s: %s %s, lines %d-%d\n\n", e.Dir, e.Rev, e.File, e.Anchor, e.Start, e.End)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "case\tgloss\tgit blame -L\tgloss/git\tgloss CPU\tgit CPU\tCPU gloss/git\t")
+	fmt.Fprintln(w, "case\tgloss\tgit blame\tgloss/git\tgloss CPU\tgit CPU\tCPU gloss/git\t")
 	for _, c := range e.Cases() {
 		fmt.Fprintf(os.Stderr, "measuring %s ...\n", c.Name)
 		r, err := e.Measure(ctx, c, runs)

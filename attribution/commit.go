@@ -1,0 +1,393 @@
+package attribution
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/notes"
+)
+
+// computation is what attributing one commit draws on.
+type computation struct {
+	claims     []Claim
+	env        func(string) string
+	carried    map[string]lineMap                 // path in the commit -> contributors carried from the commit's sources
+	byHash     map[string]map[string]*Contributor // path -> line hash -> a source's contributor of that text
+	source     string
+	derived    []string
+	supersedes []string
+}
+
+// fileLines is one changed file: the lines the commit introduced and
+// their texts' hashes.
+type fileLines struct {
+	path    string
+	lines   []int    // line numbers blame gives to the commit, ascending
+	hashes  []string // parallel to lines
+	trivial []bool   // parallel to lines: blank or punctuation only ("}", ");")
+}
+
+// isTrivial reports whether a line carries no word: such lines ("}", a
+// blank) are written alike by everyone, so their hash alone proves nothing.
+func isTrivial(text string) bool {
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Attribute computes and stores the attribution of commit from the agent
+// capture and what the commit itself says.
+func Attribute(ctx context.Context, repo *gitops.Repo, commit string) (*Record, error) {
+	claims, err := pendingClaims(repo)
+	if err != nil {
+		return nil, err
+	}
+	return attribute(ctx, repo, commit, computation{claims: claims, env: os.Getenv, source: SourceHook})
+}
+
+func attribute(ctx context.Context, repo *gitops.Repo, commitID string, comp computation) (*Record, error) {
+	rec, err := compute(ctx, repo, commitID, comp)
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	if err := notes.Open(repo, Ref).Append(ctx, rec.Commit, *rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// changedLines lists, per file the commit changed, the lines blame
+// attributes to the commit — exactly those a blame will look up later.
+func changedLines(ctx context.Context, repo *gitops.Repo, c *gitops.Commit) ([]fileLines, error) {
+	parent := ""
+	if len(c.Parents) > 0 {
+		parent = c.Parents[0]
+	}
+	changes, err := repo.DiffTrees(parent, c.ID, gitops.DiffOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var out []fileLines
+	for _, ch := range changes {
+		if ch.Status == gitops.Deleted || ch.Status == gitops.TypeChange && ch.NewBlob == "" {
+			continue
+		}
+		data, err := repo.ReadFile(c.ID, ch.Path)
+		if err != nil {
+			if gitops.IsNotFound(err) {
+				continue // a submodule or a path blame cannot read
+			}
+			return nil, err
+		}
+		if bytes.IndexByte(data, 0) >= 0 || len(data) == 0 {
+			continue // binary or empty: no lines
+		}
+		b, err := repo.BlameCached(ctx, c.ID, ch.Path, 0, 0)
+		if err != nil {
+			return nil, fmt.Errorf("blame %s at %s: %w", ch.Path, gitops.ShortID(c.ID), err)
+		}
+		texts := splitLines(data)
+		f := fileLines{path: ch.Path}
+		for _, l := range b.Lines {
+			if l.Commit != c.ID || l.Line < 1 || l.Line > len(texts) {
+				continue
+			}
+			f.lines = append(f.lines, l.Line)
+			f.hashes = append(f.hashes, HashLine(texts[l.Line-1]))
+			f.trivial = append(f.trivial, isTrivial(texts[l.Line-1]))
+		}
+		if len(f.lines) > 0 {
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, nil
+}
+
+// compute decides the contributor of every line the commit introduced:
+//  1. carried over from the commit's sources (a rewrite or a squash);
+//  2. the capture: a line whose hash an agent wrote into that file is the
+//     agent's; an unmatched line in a block of added lines the agent wrote
+//     is mixed (a person changed or added it among the agent's);
+//  3. other lines of a commit with captured lines are the person's;
+//  4. without capture: an agent-authored annotation of the region, then
+//     the commit's author, trailers and GLOSS_AGENT; else the person.
+func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp computation) (*Record, error) {
+	c, err := repo.LookupCommit(commitID)
+	if err != nil {
+		return nil, err
+	}
+	files, err := changedLines(ctx, repo, c)
+	if err != nil {
+		return nil, err
+	}
+	byHash := map[string]map[string]*Claim{} // file -> hash -> latest claim
+	written := map[string][][2]int{}         // file -> line ranges the agent's edits left
+	for i := range comp.claims {
+		cl := &comp.claims[i]
+		for _, r := range cl.Lines {
+			written[cl.File] = append(written[cl.File], [2]int{r.Start, r.End})
+		}
+		m := byHash[cl.File]
+		if m == nil {
+			m = map[string]*Claim{}
+			byHash[cl.File] = m
+		}
+		for _, h := range cl.Hashes {
+			m[h] = cl
+		}
+	}
+	captured := false
+	for _, f := range files {
+		for i, h := range f.hashes {
+			if byHash[f.path][h] != nil && !f.trivial[i] {
+				captured = true
+			}
+		}
+	}
+	env := comp.env
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	sig := signalOf(c, env)
+	agentRegions := agentAnnotations(repo, c.ID)
+	person := Contributor{Type: Human, Basis: BasisAuthor}
+	if captured {
+		person.Basis = BasisCapture
+	}
+
+	b := newBuilder(c.ID, comp.source)
+	b.rec.DerivedFrom = comp.derived
+	b.rec.Supersedes = comp.supersedes
+	for _, f := range files {
+		cs := make([]Contributor, len(f.lines))
+		decided := make([]bool, len(f.lines))
+		byCapture := make([]bool, len(f.lines))
+		carried := comp.carried[f.path]
+		for i, l := range f.lines {
+			if l <= len(carried) && carried[l-1] != nil {
+				cs[i], decided[i] = *carried[l-1], true
+				continue
+			}
+			if c := comp.byHash[f.path][f.hashes[i]]; c != nil && c.Type != Human {
+				cs[i], decided[i] = *c, true
+				continue
+			}
+			if cl := byHash[f.path][f.hashes[i]]; cl != nil {
+				cs[i] = Contributor{Type: AI, Agent: cl.Agent, Model: cl.Model, Session: cl.Session, Basis: BasisCapture}
+				decided[i], byCapture[i] = true, true
+			}
+		}
+		// Runs of lines matched by the capture: a run of trivial lines
+		// alone ("}", a blank) matched by text proves nothing and is
+		// dropped; a run with one of the agent's real lines is kept whole.
+		for s := 0; s < len(f.lines); {
+			if !byCapture[s] {
+				s++
+				continue
+			}
+			e, real := s, !f.trivial[s]
+			for e+1 < len(f.lines) && byCapture[e+1] && f.lines[e+1] == f.lines[e]+1 {
+				e++
+				real = real || !f.trivial[e]
+			}
+			for i := s; i <= e && !real; i++ {
+				byCapture[i], decided[i] = false, false
+			}
+			s = e + 1
+		}
+		// Blocks of consecutive added lines: in a block with the agent's
+		// lines, a line whose text is not the agent's but that lies between
+		// them, or where an agent's edit left its lines (a person changed
+		// it), is mixed; the person's lines around them are not.
+		for s := 0; s < len(f.lines); {
+			e := s
+			for e+1 < len(f.lines) && f.lines[e+1] == f.lines[e]+1 {
+				e++
+			}
+			first, last := -1, -1
+			for i := s; i <= e; i++ {
+				if byCapture[i] {
+					if first < 0 {
+						first = i
+					}
+					last = i
+				}
+			}
+			var agentC *Contributor
+			if first >= 0 {
+				agentC = &cs[first]
+			}
+			for i := s; i <= e; i++ {
+				if decided[i] {
+					continue
+				}
+				switch {
+				case agentC != nil && (first < i && i < last || within(written[f.path], f.lines[i])):
+					cs[i] = Contributor{Type: Mixed, Agent: agentC.Agent, Model: agentC.Model, Session: agentC.Session, Basis: BasisCapture}
+				case captured:
+					cs[i] = person
+				default:
+					if a := agentRegions.at(f.path, f.lines[i]); a != nil {
+						cs[i] = *a
+					} else if sig != nil {
+						cs[i] = *sig
+					} else {
+						cs[i] = person
+					}
+				}
+			}
+			s = e + 1
+		}
+		b.add(f.path, f.lines, cs)
+	}
+	rec := b.record()
+	return &rec, nil
+}
+
+// within reports whether line is in one of ranges.
+func within(ranges [][2]int, line int) bool {
+	for _, r := range ranges {
+		if r[0] <= line && line <= r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// regionsByAgent are the agent-authored annotation regions of a commit.
+type regionsByAgent map[string][]annotate.Region
+
+func agentAnnotations(repo *gitops.Repo, commit string) regionsByAgent {
+	recs, err := notes.Open(repo, notes.Annotations).Read([]string{commit})
+	if err != nil {
+		return nil
+	}
+	out := regionsByAgent{}
+	for _, d := range annotate.Decode(notes.Resolve(recs[commit])) {
+		if d.Region != nil && d.Region.Author.Kind == "agent" && d.Region.Source == annotate.SourceAgent {
+			out[d.Region.File] = append(out[d.Region.File], *d.Region)
+		}
+	}
+	return out
+}
+
+func (ra regionsByAgent) at(path string, line int) *Contributor {
+	for _, r := range ra[path] {
+		if r.Lines.Start <= line && line <= r.Lines.End {
+			return &Contributor{Type: AI, Agent: r.Author.Name, Model: r.Author.Model, Basis: BasisAnnotation}
+		}
+	}
+	return nil
+}
+
+// PostCommit attributes the commit HEAD now points to. It runs after the
+// annotations of the commit are written, and reads from them how the
+// commit was made: records carried from a squash or a cherry-pick name
+// their sources, whose attribution is carried over. An amend carries the
+// amended commit's attribution (HEAD@{1}); a commit inside a rebase is left
+// to post-rewrite.
+func PostCommit(ctx context.Context, repo *gitops.Repo) error {
+	if repo.RebaseInProgress() {
+		return nil
+	}
+	head, err := repo.Head()
+	if err != nil || head == "" {
+		return err
+	}
+	claims, err := pendingClaims(repo)
+	if err != nil {
+		return err
+	}
+	comp := computation{claims: claims, env: os.Getenv, source: SourceHook}
+	if strings.HasPrefix(repo.LastReflogMessage(), "commit (amend)") {
+		out, err := repo.Git(ctx, "rev-parse", "--verify", "-q", "HEAD@{1}")
+		if old := strings.TrimSpace(string(out)); err == nil && old != "" && old != head {
+			_, err := carry(ctx, repo, []string{old}, head, SourceAmend, comp, true)
+			return err
+		}
+	}
+	if sources, kind := carriedSources(repo, head); len(sources) > 0 {
+		_, err := carry(ctx, repo, sources, head, kind, comp, true)
+		return err
+	}
+	_, err = attribute(ctx, repo, head, comp)
+	return err
+}
+
+// carriedSources reads, from the annotations annotate carried onto head
+// (a squash merge or a cherry-pick), which commits they came from.
+func carriedSources(repo *gitops.Repo, head string) ([]string, string) {
+	recs, err := notes.Open(repo, notes.Annotations).Read([]string{head})
+	if err != nil {
+		return nil, ""
+	}
+	seen := map[string]bool{}
+	var out []string
+	kind := ""
+	for _, d := range annotate.Decode(notes.Resolve(recs[head])) {
+		var src string
+		var from []string
+		switch {
+		case d.Region != nil:
+			src, from = d.Region.Source, d.Region.DerivedFrom
+		case d.Summary != nil:
+			src, from = d.Summary.Source, d.Summary.DerivedFrom
+		}
+		if (src != annotate.SourceSquash && src != annotate.SourceCherryPick) || len(from) == 0 {
+			continue
+		}
+		kind = src
+		if last := from[len(from)-1]; !seen[last] {
+			seen[last] = true
+			out = append(out, last)
+		}
+	}
+	return out, kind
+}
+
+// PostRewrite carries attribution across a rebase (git reports the old
+// and new commit of each rewritten one). An amend outside a rebase was
+// carried by post-commit already.
+func PostRewrite(ctx context.Context, repo *gitops.Repo, kind string, pairs [][2]string) error {
+	if kind == "amend" && !repo.RebaseInProgress() {
+		return nil
+	}
+	var order []string
+	olds := map[string][]string{}
+	for _, p := range pairs {
+		if _, seen := olds[p[1]]; !seen {
+			order = append(order, p[1])
+		}
+		olds[p[1]] = append(olds[p[1]], p[0])
+	}
+	var problems []error
+	for _, to := range order {
+		if _, err := carry(ctx, repo, olds[to], to, SourceRebase, computation{}, false); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// CarryOnto carries the attribution of sources (oldest first) onto target:
+// what `git gloss carry` does after a forge's squash or rebase merge. It
+// returns the number of records written.
+func CarryOnto(ctx context.Context, repo *gitops.Repo, sources []string, target, provenance string) (int, error) {
+	rec, err := carry(ctx, repo, sources, target, provenance, computation{}, false)
+	if err != nil || rec == nil {
+		return 0, err
+	}
+	return 1, nil
+}

@@ -1,0 +1,221 @@
+package attribution
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/gloss-dev/gloss/gitops"
+)
+
+// Claim is one captured agent edit as the agent capture store keeps it
+// (gloss/agent-edit/v1, <worktree git dir>/gloss/agent/pending.jsonl,
+// written by package agent): the lines an agent wrote into a file, as
+// content hashes. Attribution reads the store itself, by its documented
+// format (CONTRACT: gloss/agent-edit/v1), rather than through package
+// agent: agent delivers read results (package why), and why shows each
+// region's attribution, so agent cannot be below attribution. The agent
+// hook consumes the store after attribution has read it.
+type Claim struct {
+	Schema  string `json:"$schema"`
+	Time    string `json:"time"`
+	Session string `json:"session"`
+	Agent   string `json:"agent"`
+	Model   string `json:"model,omitempty"`
+	Tool    string `json:"tool"`
+	File    string `json:"file"`
+	Lines   []struct {
+		Start int `json:"start"`
+		End   int `json:"end"`
+	} `json:"lines"`
+	Hashes []string
+}
+
+// claimSchema is the capture store's schema tag.
+const claimSchema = "gloss/agent-edit/v1"
+
+// pendingClaims reads the captured edits not yet consumed by a commit.
+// The store is consumed by the agent capture after every reader of the
+// post-commit hook has run; attribution only reads it.
+func pendingClaims(repo *gitops.Repo) ([]Claim, error) {
+	dir, err := repo.WorktreeGlossDir()
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "agent", "pending.jsonl"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Claim
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		var raw struct {
+			Claim
+			Hashes []string `json:"hashes"`
+		}
+		if json.Unmarshal(sc.Bytes(), &raw) != nil || raw.Schema != claimSchema {
+			continue // a damaged line must not lose the others
+		}
+		raw.Claim.Hashes = raw.Hashes
+		out = append(out, raw.Claim)
+	}
+	return out, sc.Err()
+}
+
+// HashLine is the capture store's content hash of one line: hex SHA-256
+// of its text without the end of line (a trailing CR dropped too).
+func HashLine(text string) string {
+	text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// splitLines splits content into lines without their ends.
+func splitLines(data []byte) []string {
+	s := string(data)
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// knownAgents maps a name found in an identity or trailer to the agent's
+// short name.
+var knownAgents = []struct{ pattern, name string }{
+	{"claude", "claude"}, {"anthropic", "claude"},
+	{"codex", "codex"}, {"openai", "codex"},
+	{"gemini", "gemini"}, {"google-labs-jules", "jules"}, {"jules", "jules"},
+	{"cursor", "cursor"},
+	{"copilot", "copilot"},
+	{"aider", "aider"},
+	{"devin", "devin"},
+	{"opencode", "opencode"},
+	{"windsurf", "windsurf"}, {"codeium", "windsurf"},
+	{"amazon-q", "amazon-q"},
+}
+
+// agentIn names the agent an identity ("Name <email>") belongs to, "" if
+// none.
+func agentIn(identity string) string {
+	s := strings.ToLower(identity)
+	for _, a := range knownAgents {
+		if strings.Contains(s, a.pattern) {
+			return a.name
+		}
+	}
+	return ""
+}
+
+// agentDomains are email domains only agents commit from.
+var agentDomains = map[string]string{
+	"anthropic.com": "claude", "openai.com": "codex", "cursor.com": "cursor", "cursor.sh": "cursor", "anysphere.co": "cursor",
+	"aider.chat": "aider", "cognition.ai": "devin", "devin.ai": "devin", "codeium.com": "windsurf", "windsurf.com": "windsurf",
+	"opencode.ai": "opencode",
+}
+
+var identityRE = regexp.MustCompile(`^\s*(.*?)\s*(?:<([^>]*)>)?\s*$`)
+
+// agentIdentity names the agent a commit identity ("Name <email>") is,
+// "" for a person. People share names with agents (a Jules, a Claude), so
+// a name alone counts only when it is exactly an agent's name, or an
+// agent's name followed by a product or model word ("Claude Code",
+// "aider (gpt-4o)") with a no-reply or missing email; a bot account
+// ("copilot-swe-agent[bot]") or an agent vendor's email domain counts
+// on its own.
+func agentIdentity(identity string) string {
+	m := identityRE.FindStringSubmatch(identity)
+	name, email := strings.ToLower(m[1]), strings.ToLower(m[2])
+	if _, domain, ok := strings.Cut(email, "@"); ok {
+		for d, a := range agentDomains {
+			if domain == d || strings.HasSuffix(domain, "."+d) {
+				return a
+			}
+		}
+	}
+	if strings.Contains(name, "[bot]") || strings.Contains(email, "[bot]") {
+		return agentIn(name + " " + email)
+	}
+	first := strings.Trim(strings.Fields(name + " x")[0], "(),")
+	for _, a := range knownAgents {
+		if name == a.pattern {
+			return a.name
+		}
+		if first == a.pattern && (email == "" || strings.Contains(email, "noreply") || strings.Contains(email, "no-reply")) {
+			return a.name
+		}
+	}
+	return ""
+}
+
+var (
+	trailerRE = regexp.MustCompile(`(?mi)^(co-authored-by|agent|gloss-agent|model|gloss-model|generated-by|assisted-by):\s*(.+?)\s*$`)
+	parenRE   = regexp.MustCompile(`\(([^)]+)\)`)
+)
+
+// signalOf reads a commit's agent signal. An agent author, an Agent: or
+// Generated-by: trailer, or GLOSS_AGENT make the commit's lines ai; a
+// person's commit with an agent as Co-authored-by (or Assisted-by) makes
+// them mixed: both took part and the record cannot split them per line.
+func signalOf(c *gitops.Commit, env func(string) string) *Contributor {
+	model := ""
+	for _, m := range trailerRE.FindAllStringSubmatch(c.Message, -1) {
+		if k := strings.ToLower(m[1]); k == "model" || k == "gloss-model" {
+			model = m[2]
+		}
+	}
+	if a := strings.TrimSpace(env("GLOSS_AGENT")); a != "" {
+		if m := strings.TrimSpace(env("GLOSS_MODEL")); m != "" {
+			model = m
+		}
+		return &Contributor{Type: AI, Agent: a, Model: model, Session: strings.TrimSpace(env("GLOSS_SESSION")), Basis: BasisEnv}
+	}
+	if a := agentIdentity(c.AuthorName + " <" + c.AuthorEmail + ">"); a != "" {
+		return &Contributor{Type: AI, Agent: a, Model: model, Basis: BasisAuthor}
+	}
+	var co *Contributor
+	for _, m := range trailerRE.FindAllStringSubmatch(c.Message, -1) {
+		key, val := strings.ToLower(m[1]), m[2]
+		switch key {
+		case "agent", "gloss-agent", "generated-by":
+			name := agentIdentity(val)
+			if name == "" {
+				name = agentIn(val)
+			}
+			if name == "" {
+				name = strings.Fields(val)[0]
+			}
+			return &Contributor{Type: AI, Agent: name, Model: firstNonEmpty(model, parenModel(val)), Basis: BasisTrailer}
+		case "co-authored-by", "assisted-by":
+			if name := agentIdentity(val); name != "" && co == nil {
+				co = &Contributor{Type: Mixed, Agent: name, Model: firstNonEmpty(model, parenModel(val)), Basis: BasisTrailer}
+			}
+		}
+	}
+	return co
+}
+
+// parenModel takes a model from "aider (gpt-4o) <…>".
+func parenModel(v string) string {
+	if m := parenRE.FindStringSubmatch(v); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
