@@ -181,6 +181,7 @@ func TestBrowser(t *testing.T) {
 
 	pages := []struct{ name, path string }{
 		{"overview", "/"},
+		{"stats", "/stats"},
 		{"files", "/tree/server"},
 		{"file", "/file/server/server.go"},
 		{"history", "/history/server/server.go?anchor=Server.Health"},

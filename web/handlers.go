@@ -43,6 +43,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /history/{path...}", s.history)
 	m.HandleFunc("GET /deps/{path...}", s.deps)
 	m.HandleFunc("GET /tree/{path...}", s.tree)
+	m.HandleFunc("GET /stats", s.stats)
 	m.HandleFunc("GET /specs", s.specs)
 	m.HandleFunc("GET /specs/diff", s.specDiff)
 	m.HandleFunc("GET /tasks", s.tasks)
@@ -255,6 +256,24 @@ func (s *Server) deps(w http.ResponseWriter, r *http.Request) {
 		s.page(w, r, "deps", view{Title: "Depended on: " + d.Query.Path, Nav: "files", Data: d}, d)
 		return nil
 	})
+}
+
+// stats is line attribution over a range: git gloss stats.
+func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
+	q := attribution.StatsQuery{Range: r.URL.Query().Get("range"), Since: r.URL.Query().Get("since")}
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		st, err := attribution.Stats(r.Context(), repo, q)
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "stats", view{Title: "Who wrote the code", Nav: "overview", Data: statsData{Query: q, Stats: st}}, st)
+		return nil
+	})
+}
+
+type statsData struct {
+	Query attribution.StatsQuery
+	Stats *attribution.StatsResult
 }
 
 // treeData lists the files of HEAD under a folder, one level.

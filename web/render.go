@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/schemas"
@@ -45,6 +46,7 @@ var funcs = template.FuncMap{
 	"hasPrefix": strings.HasPrefix,
 	"markdown":  renderMarkdown,
 	"pct":       pct,
+	"sum":       func(t attribution.Totals) int { return t.Human + t.AI + t.Mixed + t.Unknown },
 	"refname":   func(r string) string { return strings.TrimPrefix(r, "refs/notes/") },
 }
 

@@ -20,6 +20,7 @@ func TestJSONTwinsAreTheCLIBytes(t *testing.T) {
 		{"/?format=json", []string{"status", "--json"}},
 		{"/file/server/server.go?format=json", []string{"blame", "server/server.go", "--json"}},
 		{"/history/server/server.go?anchor=Server.Health&format=json", []string{"history", "server/server.go", "--anchor", "Server.Health", "--json"}},
+		{"/stats?format=json", []string{"stats", "--json"}},
 		{"/deps/server/server.go?format=json", []string{"deps", "server/server.go", "--json"}},
 		{"/specs?format=json", []string{"spec", "status", "--json"}},
 		{"/specs/diff?spec=" + specPath + "&base=HEAD~2&format=json", []string{"spec", "diff", specPath, "--base", "HEAD~2", "--json"}},
