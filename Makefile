@@ -40,8 +40,10 @@ demo: build
 	@PATH=$(CURDIR)/bin:$$PATH ./scripts/demo.sh
 
 # The whole suite: lint, unit and integration tests (real git, real hooks,
-# the MCP server driven raw and by the TypeScript SDK client), the Noma
-# conformance corpus, and every benchmark once so they keep working.
+# the MCP server driven raw and by the TypeScript SDK client, the real
+# agent CLIs against scripted model APIs), the Noma conformance corpus, the
+# release archive (tests/dist), and every benchmark once so they keep
+# working: in the same test binaries as the tests, so nothing links twice.
 #
 # The integration tests run a coverage build of the binary (go build
 # -cover) with GOCOVERDIR set, and the line at the end says how much of
@@ -58,9 +60,9 @@ test: build lint
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
 	VERSION=$(VERSION) ./scripts/dist.sh
-	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) GLOSS_DIST_ARCHIVE=$(DIST_ARCHIVE) go test -count=1 -timeout 15m ./...
+	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) GLOSS_DIST_ARCHIVE=$(DIST_ARCHIVE) \
+		go test -count=1 -timeout 15m -bench . -benchtime 1x ./...
 	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
-	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 	@go tool covdata textfmt -i $(COVER_DIR) -o $(COVER_DIR)/profile.txt
 	@printf 'integration coverage of the binary (statements the suite ran in git-gloss processes): %s\n' \
 		"$$(go tool cover -func $(COVER_DIR)/profile.txt | awk '/^total:/ { print $$NF }')"

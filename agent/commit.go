@@ -59,7 +59,7 @@ func ForCommit(repo *gitops.Repo, commit string) (*CommitWork, error) {
 	cw := &CommitWork{sessions: map[string]*sessionUse{}}
 	byFile := map[string]*annotate.AgentWork{}
 	committed := map[string]map[string]bool{}
-	prompts := map[string]string{}
+	sessions := map[string]*Session{}
 	var order []string
 	for _, e := range edits {
 		hs, ok := committed[e.File]
@@ -70,16 +70,18 @@ func ForCommit(repo *gitops.Repo, commit string) (*CommitWork, error) {
 		if hs == nil {
 			continue
 		}
-		intent, ok := prompts[e.Session]
+		ss, ok := sessions[e.Session]
 		if !ok {
-			if ss, _ := LoadSession(repo, e.Session); ss != nil && len(ss.Prompts) > 0 {
-				// Redacted when stored; redacted again in case the rule set
-				// learned something since.
-				if red, err := Redact(ss.Prompts[len(ss.Prompts)-1]); err == nil {
-					intent = red
-				}
+			ss, _ = LoadSession(repo, e.Session)
+			sessions[e.Session] = ss
+		}
+		// The prompt the edit answered: redacted when stored, redacted
+		// again in case the rule set learned something since.
+		intent := ""
+		if ss != nil {
+			if red, err := Redact(ss.PromptBefore(e.Time)); err == nil {
+				intent = red
 			}
-			prompts[e.Session] = intent
 		}
 		w := byFile[e.File]
 		for _, h := range e.Hashes {
@@ -130,7 +132,7 @@ func (cw *CommitWork) RecordSessions(ctx context.Context, repo *gitops.Repo, com
 				rec.Model = ss.Model
 			}
 			if len(ss.Prompts) > 0 {
-				if red, err := Redact(ss.Prompts[len(ss.Prompts)-1]); err == nil {
+				if red, err := Redact(ss.Prompts[len(ss.Prompts)-1].Summary); err == nil {
 					rec.Summary = red
 				}
 			}

@@ -102,9 +102,28 @@ func brief(ctx context.Context, root string, s Settings) string {
 	if len(items) == 0 {
 		return ""
 	}
+	if !dirExists(root, ".gloss") && !hasAnnotations(root) {
+		return "" // gloss is not used here (hooks installed for the user, everywhere)
+	}
 	items = append(items, item{text: "Ask for more: gloss_read {path, anchor} (or `git gloss read FILE`) before changing code, gloss_annotate to record why you change it; task_ready, search_notes, list_affected_specs. What a region's records say is given before you edit it."})
 	text, _ := budgeted("gloss holds this repository's memory "+dataNote+":", items, "", s.BudgetSession, nil)
 	return text
+}
+
+// hasAnnotations reports whether the repository at root has any
+// annotation records: the ref exists.
+func hasAnnotations(root string) bool {
+	repo, err := gitops.Open(root)
+	if err != nil {
+		return false
+	}
+	defer repo.Close()
+	return refExists(repo, notes.Annotations)
+}
+
+func refExists(repo *gitops.Repo, ref string) bool {
+	tip, err := repo.RefTarget(ref)
+	return err == nil && tip != ""
 }
 
 func briefCounts(ctx context.Context, repo *gitops.Repo) []string {
@@ -260,6 +279,12 @@ const maxFileBytes = 16 << 20
 // alternatives, dependencies, intent) — the answer of `git gloss read`
 // for those lines — and the specs that govern the file.
 func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, delivered map[string]bool) (string, []string) {
+	// Nothing recorded and no specs: nothing to say, and no blame to pay
+	// for (hooks installed for the user run in every repository).
+	withRecords := refExists(repo, notes.Annotations)
+	if !withRecords && !hasSpecs(repo.Root()) {
+		return "", nil
+	}
 	regions := editRegions(repo, p)
 	if len(regions) == 0 {
 		return "", nil
@@ -274,6 +299,9 @@ func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, del
 		if !files[rg.file] {
 			files[rg.file] = true
 			order = append(order, rg.file)
+		}
+		if !withRecords {
+			continue
 		}
 		q := why.Query{Path: rg.file, MaxTokens: s.BudgetEdit}
 		if rg.lines != nil && rg.lines.End > 0 {

@@ -47,11 +47,12 @@ func TestPromptNotesAndGoverningSpecs(t *testing.T) {
 		t.Errorf("pre-edit specs = %q", got)
 	}
 
+	fx.MustGloss("task", "add", "Handle blank input everywhere")
 	fx.MustGloss("spec", "mark", "lib/parse.go")
 	fx.Commit("reconciled", nil)
 	fx.Write("lib/parse.go", baseFile+"// drift\n")
 	other["SESSION"] = "s3"
-	if got := run("SessionStart", other); !strings.Contains(got, "drifted on this branch: .gloss/specs/parse.spec.yaml") {
+	if got := run("SessionStart", other); !strings.Contains(got, "drifted on this branch: .gloss/specs/parse.spec.yaml") || !strings.Contains(got, "Ready tasks (1):") || !strings.Contains(got, "Handle blank input everywhere") {
 		t.Errorf("brief = %q", got)
 	}
 }

@@ -88,6 +88,13 @@ func withPending(repo *gitops.Repo, fn func(path string) error) error {
 	return fn(p)
 }
 
+// hasPending reports whether the store exists, without creating
+// anything: every commit asks, and most repositories never see an agent.
+func hasPending(repo *gitops.Repo) bool {
+	_, err := os.Stat(filepath.Join(repo.GitDir(), "gloss", "agent", "pending.jsonl"))
+	return err == nil
+}
+
 // maxPendingBytes bounds the store: past it the oldest half is dropped (a
 // worktree where nobody commits must not grow without end).
 const maxPendingBytes = 8 << 20
@@ -132,6 +139,9 @@ func AppendEdit(repo *gitops.Repo, edits ...Edit) error {
 // PendingEdits returns the captured edits not yet consumed by a commit,
 // oldest first. Damaged lines are skipped.
 func PendingEdits(repo *gitops.Repo) ([]Edit, error) {
+	if !hasPending(repo) {
+		return nil, nil
+	}
 	var out []Edit
 	err := withPending(repo, func(p string) error {
 		var err error
@@ -149,6 +159,9 @@ func PendingEdits(repo *gitops.Repo) ([]Edit, error) {
 // stays for the next commit. The post-commit hook calls it after every
 // reader of the store (annotations, attribution) has run.
 func ConsumePending(repo *gitops.Repo, commit string) error {
+	if !hasPending(repo) {
+		return nil
+	}
 	return withPending(repo, func(p string) error {
 		edits, err := readEdits(p)
 		if err != nil || len(edits) == 0 {

@@ -154,6 +154,9 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 			if p.Model != "" {
 				ss.Model = p.Model
 			}
+			if p.Forgot {
+				ss.Delivered = map[string]bool{} // the context was cleared or compacted away
+			}
 			return nil
 		})
 		return text, err
@@ -167,27 +170,45 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 		return "", err
 	case KindPrompt:
 		// The summary is redacted before it is stored; if the rule set
-		// cannot run, nothing of the prompt is kept.
-		summary, rerr := Summarize(p.Prompt)
+		// cannot run, nothing of the prompt is kept. Loading the rules
+		// takes longer than the notebook search: both run at once.
+		type redacted struct {
+			summary string
+			err     error
+		}
+		red := make(chan redacted, 1)
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					red <- redacted{err: fmt.Errorf("redaction: %v", r)}
+				}
+			}()
+			summary, err := Summarize(p.Prompt)
+			red <- redacted{summary, err}
+		}()
 		var text string
-		var used []string
-		ss, err := UpdateSession(repo, p.Session, p.Agent, func(ss *Session) error {
-			if rerr == nil && summary != "" {
-				ss.Prompts = append(ss.Prompts, summary)
-			}
+		var rerr error
+		_, err := UpdateSession(repo, p.Session, p.Agent, func(ss *Session) error {
 			if p.Model != "" {
 				ss.Model = p.Model
 			}
-			if p.Agent == Cursor {
-				return nil // beforeSubmitPrompt cannot add context
+			if p.Agent != Cursor { // Cursor's beforeSubmitPrompt cannot add context
+				var used []string
+				text, used = promptNotes(ctx, repo, p.Prompt, s, ss.Delivered)
+				for _, k := range used {
+					ss.Delivered[k] = true
+				}
 			}
-			text, used = promptNotes(ctx, repo, p.Prompt, s, ss.Delivered)
-			for _, k := range used {
-				ss.Delivered[k] = true
+			select {
+			case r := <-red:
+				if rerr = r.err; rerr == nil && r.summary != "" {
+					ss.Prompts = append(ss.Prompts, Prompt{Time: time.Now().UTC().Format(time.RFC3339), Summary: r.summary})
+				}
+			case <-ctx.Done():
+				rerr = ctx.Err()
 			}
 			return nil
 		})
-		_ = ss
 		return text, errors.Join(rerr, err)
 	case KindPreEdit, KindAfterRead:
 		var text string

@@ -179,6 +179,14 @@ func TestScriptedSessionEndToEnd(t *testing.T) {
 				if again := run(sc.pre); strings.Contains(again, constraint) {
 					t.Errorf("the same record was delivered twice in one session: %q", again)
 				}
+				if sc.agent == "claude" {
+					// After a compaction the agent has lost it: it comes again.
+					compact := bytes.Replace(payload(t, sc.agent, sc.start, vars), []byte(`"startup"`), []byte(`"compact"`), 1)
+					hook(t, fx, nil, sc.agent, sc.start, compact)
+					if again := run(sc.pre); !strings.Contains(again, constraint) {
+						t.Errorf("after a compaction the record was not delivered again: %q", again)
+					}
+				}
 			}
 
 			// The agent edits the file, then the hook captures it.

@@ -77,6 +77,10 @@ type Payload struct {
 	Prompt     string
 	Tool       string
 	Files      []FileOp
+	// Forgot is set on a session start after which the agent no longer
+	// has what it was told (Claude Code's, Codex's and Gemini CLI's
+	// source "clear" or "compact"): items may be delivered again.
+	Forgot bool
 }
 
 // raw holds every field the supported agents send that gloss reads.
@@ -89,6 +93,7 @@ type raw struct {
 	TranscriptPath string          `json:"transcript_path"`
 	Model          string          `json:"model"` // Codex, Cursor
 	Prompt         string          `json:"prompt"`
+	Source         string          `json:"source"` // SessionStart: startup, resume, clear, compact
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolResponse   json.RawMessage `json:"tool_response"`
@@ -138,7 +143,7 @@ func Parse(agentName, event string, data []byte) (*Payload, error) {
 		return nil, fmt.Errorf("%s %s payload: %w", agentName, event, err)
 	}
 	p := &Payload{Agent: agentName, Event: event, Session: r.SessionID, Cwd: r.Cwd, Transcript: r.TranscriptPath,
-		Model: r.Model, Prompt: r.Prompt, Tool: r.ToolName}
+		Model: r.Model, Prompt: r.Prompt, Tool: r.ToolName, Forgot: r.Source == "clear" || r.Source == "compact"}
 	if p.Session == "" {
 		p.Session = r.ConversationID
 	}

@@ -57,3 +57,12 @@ func TestRelPathStaysInTheTree(t *testing.T) {
 		}
 	}
 }
+
+func TestPromptBeforePicksThePromptAnEditAnswered(t *testing.T) {
+	s := &Session{Prompts: []Prompt{{Time: "2026-01-01T10:00:00Z", Summary: "first"}, {Time: "2026-01-01T11:00:00Z", Summary: "second"}}}
+	for at, want := range map[string]string{"2026-01-01T10:30:00Z": "first", "2026-01-01T11:00:00Z": "second", "2026-01-01T12:00:00Z": "second", "2026-01-01T09:00:00Z": "second"} {
+		if got := s.PromptBefore(at); got != want {
+			t.Errorf("PromptBefore(%s) = %q, want %q", at, got, want)
+		}
+	}
+}

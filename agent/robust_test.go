@@ -32,6 +32,8 @@ func TestHookNeverFailsTheAgent(t *testing.T) {
 		{"huge payload", "claude", "PostToolUse", huge, nil},
 		{"path outside the repository", "claude", "PreToolUse", `{"session_id":"s","cwd":"` + fx.Dir + `","tool_name":"Edit","tool_input":{"file_path":"/etc/passwd","old_string":"root","new_string":"x"}}`, nil},
 		{"path into .git", "claude", "PostToolUse", `{"session_id":"s","cwd":"` + fx.Dir + `","tool_name":"Write","tool_input":{"file_path":".git/config","content":"x"}}`, nil},
+		{"a repository that does not use gloss", "claude", "SessionStart", `{"session_id":"s","cwd":"` + fx.Dir + `"}`, nil},
+		{"an edit where nothing is recorded", "claude", "PreToolUse", `{"session_id":"s","cwd":"` + fx.Dir + `","tool_name":"Edit","tool_input":{"file_path":"a.go","old_string":"package a","new_string":"package b"}}`, nil},
 		{"panic inside", "claude", "SessionStart", `{"session_id":"s","cwd":"` + fx.Dir + `"}`, []string{"GLOSS_AGENT_FAULT=panic"}},
 		{"error inside", "claude", "SessionStart", `{"session_id":"s","cwd":"` + fx.Dir + `"}`, []string{"GLOSS_AGENT_FAULT=error"}},
 		{"over the time budget", "claude", "SessionStart", `{"session_id":"s","cwd":"` + fx.Dir + `"}`, []string{"GLOSS_AGENT_FAULT=sleep"}},

@@ -27,8 +27,29 @@ type Session struct {
 	Model     string          `json:"model,omitempty"`
 	Started   string          `json:"started"`
 	Updated   string          `json:"updated"`
-	Prompts   []string        `json:"prompts,omitempty"`
+	Prompts   []Prompt        `json:"prompts,omitempty"`
 	Delivered map[string]bool `json:"delivered,omitempty" jsonschema:"keys of the items already given to this session"`
+}
+
+// Prompt is one prompt of a session, as gloss keeps it: when, and its
+// redacted summary.
+type Prompt struct {
+	Time    string `json:"time"`
+	Summary string `json:"summary"`
+}
+
+// PromptBefore returns the summary of the last prompt at or before t (an
+// RFC 3339 time: the prompt an edit answered), else the latest one.
+func (s *Session) PromptBefore(t string) string {
+	for i := len(s.Prompts) - 1; i >= 0; i-- {
+		if s.Prompts[i].Time <= t {
+			return s.Prompts[i].Summary
+		}
+	}
+	if n := len(s.Prompts); n > 0 {
+		return s.Prompts[n-1].Summary
+	}
+	return ""
 }
 
 // maxPrompts bounds the summaries a session keeps (the latest win).

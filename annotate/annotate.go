@@ -65,6 +65,9 @@ func Capture(ctx context.Context, repo *gitops.Repo, commitID string, opts Optio
 	base := Context{Reasoning: msg.body}
 	msg.apply(&base)
 	hookAuthor := Author{Kind: "human", Name: commit.AuthorName}
+	if a, ok := LaunchedAgent(); ok {
+		hookAuthor = a // a commit of the agent `task work` launched
+	}
 	work := map[string]*AgentWork{}
 	for i := range opts.Agent {
 		work[opts.Agent[i].File] = &opts.Agent[i]
@@ -174,6 +177,14 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 	known := map[string]bool{}
 	for _, r := range existing[commit.ID] {
 		known[r.ID] = true
+	}
+	for i := range ctxs {
+		if err := ctxs[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkFiles(repo, ctxs); err != nil {
+		return nil, err
 	}
 	for _, c := range ctxs {
 		if err := c.Validate(); err != nil {

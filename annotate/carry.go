@@ -128,6 +128,16 @@ func (c *carrier) summary(s Summary, source string) Summary {
 // and then part of the rebase) are not copied again; their regions are
 // still returned, as covered.
 func carryRecords(repo *gitops.Repo, recs []notes.Record, from, to, source string) ([]any, []Region, error) {
+	// A forgotten record (git gloss forget) is never copied, even when the
+	// source's note still holds it (a clone that has not synced the
+	// tombstone's sweep yet, a note written back by hand).
+	ts, err := notes.LoadTombstones(repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ts.Len() > 0 {
+		recs = slices.DeleteFunc(slices.Clone(recs), ts.Drops)
+	}
 	existing, err := notes.Open(repo, notes.Annotations).Read([]string{to})
 	if err != nil {
 		return nil, nil, err

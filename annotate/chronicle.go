@@ -162,7 +162,15 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 	if err != nil {
 		return nil, err
 	}
+	// Ids are derived from Chronicle's notes, so a record forgotten after
+	// an earlier import would come back with the same id: skip those.
+	ts, err := notes.LoadTombstones(repo)
+	if err != nil {
+		return nil, err
+	}
 	add := map[string][]any{}
+	files := newFileChecker(repo)
+	defer files.close()
 	for _, obj := range objects {
 		if _, err := repo.LookupCommit(obj); err != nil {
 			res.Missing += len(docs[obj])
@@ -178,10 +186,13 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 		var fresh []any
 		var freshIDs []string
 		for _, doc := range docs[obj] {
-			recs, err := convertChronicle(repo, obj, doc)
+			recs, skipped, err := convertChronicle(repo, files, obj, doc)
 			if err != nil {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v: skipped", gitops.ShortID(obj), err))
 				continue
+			}
+			for _, why := range skipped {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s: region skipped", gitops.ShortID(obj), why))
 			}
 			for _, r := range recs {
 				res.Read++
@@ -189,6 +200,10 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 				freshIDs = append(freshIDs, id)
 				if have[id] {
 					res.Present++
+					continue
+				}
+				if ts.Forgotten(id) {
+					res.Forgotten++
 					continue
 				}
 				have[id] = true
@@ -334,23 +349,29 @@ type chronicleImport struct {
 	n       int
 	regions []any
 	lineMem map[string]int
+	files   *fileChecker
+	skipped []string // regions left out, and why
 }
+
+// maxRegionLine bounds a region's lines where the file is not in the
+// commit to count them: no source file has ten million lines.
+const maxRegionLine = 10_000_000
 
 // convertChronicle maps one Chronicle annotation to gloss records (regions
 // first, the summary last).
-func convertChronicle(repo *gitops.Repo, commit string, d rawDoc) ([]any, error) {
+func convertChronicle(repo *gitops.Repo, files *fileChecker, commit string, d rawDoc) ([]any, []string, error) {
 	doc := &d.note
 	version := doc.Schema
 	switch version {
 	case "chronicle/v1", "ultragit/v1", "chronicle/v2", "chronicle/v3":
 	default:
-		return nil, fmt.Errorf("unknown Chronicle schema %q", version)
+		return nil, nil, fmt.Errorf("unknown Chronicle schema %q", version)
 	}
 	when, err := time.Parse(time.RFC3339, doc.Timestamp)
 	if err != nil {
 		when = time.Unix(0, 0).UTC()
 	}
-	ci := &chronicleImport{repo: repo, commit: commit, doc: doc, key: commit + "\x00" + string(d.raw), when: when.UTC(), ts: when.UTC().Format(time.RFC3339), lineMem: map[string]int{}}
+	ci := &chronicleImport{repo: repo, commit: commit, doc: doc, key: commit + "\x00" + string(d.raw), when: when.UTC(), ts: when.UTC().Format(time.RFC3339), lineMem: map[string]int{}, files: files}
 	ci.author, ci.origin = chronicleAuthor(doc), Origin{Tool: "chronicle", Schema: version, Source: firstNonEmpty(doc.Provenance.Source, doc.Provenance.Operation), Notes: firstNonEmpty(doc.Provenance.Notes, doc.Provenance.SynthesisNotes)}
 	sum := Summary{Kind: KindSummary, Commit: commit, Files: []string{}}
 	switch version {
@@ -370,7 +391,7 @@ func convertChronicle(repo *gitops.Repo, commit string, d rawDoc) ([]any, error)
 			sum.Files = append(sum.Files, reg.File)
 		}
 	}
-	return append(ci.regions, sum), nil
+	return append(ci.regions, sum), ci.skipped, nil
 }
 
 // chronicleAuthor keeps who Chronicle says wrote the note: agents write
@@ -393,31 +414,47 @@ func (ci *chronicleImport) header() notes.Header {
 }
 
 // region starts a region record on file at lines (nil: the whole file as
-// of the commit).
-func (ci *chronicleImport) region(file string, lines *Lines, intent, category string) Region {
-	r := Region{Header: ci.header(), Kind: KindRegion, Commit: ci.commit, File: file, Intent: intent,
+// of the commit). ok is false, and the reason is kept, when the region
+// cannot be stored: its file is not a path of the repository (through
+// the one resolver), or its lines are not lines of the file.
+func (ci *chronicleImport) region(file string, lines *Lines, intent, category string) (r Region, ok bool) {
+	clean, err := ci.files.check(file)
+	if err != nil {
+		ci.skipped = append(ci.skipped, fault.Line(err.Error()))
+		return r, false
+	}
+	file = clean
+	r = Region{Header: ci.header(), Kind: KindRegion, Commit: ci.commit, File: file, Intent: intent,
 		Author: ci.author, Source: SourceImport, DerivedFrom: ci.doc.Provenance.DerivedFrom}
-	if lines != nil && lines.Start >= 1 && lines.End >= lines.Start {
+	n, inCommit := ci.fileLines(file)
+	switch {
+	case lines == nil:
+		r.Lines = Lines{1, n}
+	case lines.Start < 1 || lines.End < lines.Start || lines.End > maxRegionLine || (inCommit && lines.Start > n):
+		ci.skipped = append(ci.skipped, fmt.Sprintf("%s: lines %d:%d are not lines of the file", fault.Quote(file), lines.Start, lines.End))
+		return r, false
+	case inCommit && lines.End > n:
+		r.Lines = Lines{lines.Start, n} // Chronicle counted a last line gloss does not
+	default:
 		r.Lines = *lines
-	} else {
-		r.Lines = Lines{1, ci.fileLines(file)}
 	}
 	o := ci.origin
 	o.Category = category
 	r.Origin = &o
-	return r
+	return r, true
 }
 
-func (ci *chronicleImport) fileLines(file string) int {
+// fileLines counts the lines of file at the commit; inCommit is false
+// when the commit has no such file (n is then 1).
+func (ci *chronicleImport) fileLines(file string) (n int, inCommit bool) {
 	if n, ok := ci.lineMem[file]; ok {
-		return n
+		return max(n, 1), n > 0
 	}
-	n := 1
 	if data, err := ci.repo.ReadFile(ci.commit, file); err == nil {
 		n = max(gitops.CountLines(data), 1)
 	}
 	ci.lineMem[file] = n
-	return n
+	return max(n, 1), n > 0
 }
 
 func (ci *chronicleImport) summaryText() string {
@@ -448,7 +485,10 @@ func (ci *chronicleImport) fromV3(sum *Summary) {
 			sum.Tags = appendUnique(sum.Tags, "chronicle:"+w.Category)
 			continue
 		}
-		r := ci.region(w.File, w.Lines, sum.Intent, w.Category)
+		r, ok := ci.region(w.File, w.Lines, sum.Intent, w.Category)
+		if !ok {
+			continue
+		}
 		switch w.Category {
 		case "dead_end":
 			r.RejectedAlternatives = []Rejected{{Text: w.Content}}
@@ -501,7 +541,10 @@ func (ci *chronicleImport) fromV2(sum *Summary) {
 			_ = json.Unmarshal(m.Kind[name], &s)
 			return s
 		}
-		r := ci.region(m.File, m.Lines, sum.Intent, kind)
+		r, ok := ci.region(m.File, m.Lines, sum.Intent, kind)
+		if !ok {
+			continue
+		}
 		if m.Anchor != nil {
 			r.Anchor = &Anchor{Kind: m.Anchor.UnitType, Name: m.Anchor.Name, Signature: m.Anchor.Signature}
 		}
@@ -540,7 +583,10 @@ func (ci *chronicleImport) fromV1(sum *Summary) {
 		sum.Tags = appendUnique(sum.Tags, c.Tags...)
 	}
 	for _, reg := range ci.doc.Regions {
-		r := ci.region(reg.File, reg.Lines, reg.Intent, "region")
+		r, ok := ci.region(reg.File, reg.Lines, reg.Intent, "region")
+		if !ok {
+			continue
+		}
 		if r.Intent == "" {
 			r.Intent = sum.Intent
 		}

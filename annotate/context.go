@@ -144,11 +144,16 @@ func withPendingLock(repo *gitops.Repo, fn func(path string) error) error {
 
 // Stage stores contexts for the next commit made in this worktree.
 func Stage(repo *gitops.Repo, ctxs []Context) (int, error) {
-	var buf bytes.Buffer
 	for i := range ctxs {
 		if err := ctxs[i].Validate(); err != nil {
 			return 0, err
 		}
+	}
+	if err := checkFiles(repo, ctxs); err != nil {
+		return 0, err
+	}
+	var buf bytes.Buffer
+	for i := range ctxs {
 		line, err := json.Marshal(ctxs[i])
 		if err != nil {
 			return 0, err

@@ -236,3 +236,31 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatalf("re-import must write nothing: %+v", again)
 	}
 }
+
+// TestImportChronicleHonoursTombstones: imported records have ids derived
+// from Chronicle's notes, so a forgotten one would come back with the same
+// id on the next import; it does not.
+func TestImportChronicleHonoursTombstones(t *testing.T) {
+	t.Parallel()
+	fx, commits := chronicleRepo(t)
+	importResult(t, fx, "import", "chronicle")
+	var id string
+	for _, d := range records(t, fx, commits["v3"]) {
+		if d.Region != nil && len(d.Region.RejectedAlternatives) > 0 {
+			id = d.Region.ID
+		}
+	}
+	if id == "" {
+		t.Fatal("no dead-end region imported")
+	}
+	fx.MustGloss("forget", id, "--reason", "test")
+	again := importResult(t, fx, "import", "chronicle")
+	if again.Forgotten != 1 || again.Written != 0 {
+		t.Errorf("import after the forget: %+v", again)
+	}
+	for _, d := range records(t, fx, commits["v3"]) {
+		if d.Record.ID == id {
+			t.Errorf("the forgotten record came back: %+v", d.Region)
+		}
+	}
+}

@@ -24,7 +24,7 @@ type AnnotateCmd struct {
 	Risk       []string `name:"risk" sep:"none" help:"What could go wrong (repeatable)."`
 	Tag        []string `name:"tag" sep:"none" help:"A tag (repeatable)."`
 	Supersedes []string `name:"supersedes" sep:"none" placeholder:"ID" help:"With --commit: a record id this replaces (repeatable)."`
-	AuthorKind string   `name:"author-kind" enum:"agent,human,tool" default:"agent" help:"Who is speaking: agent, human or tool."`
+	AuthorKind string   `name:"author-kind" enum:"agent,human,tool," default:"" placeholder:"KIND" help:"Who is speaking: agent, human or tool (default human; agent with --model, or when the agent task work launched, Claude Code or Gemini CLI runs the command)."`
 	AuthorName string   `name:"author-name" help:"Name of the author."`
 	Model      string   `name:"model" help:"Model of an agent author."`
 	Stdin      bool     `name:"stdin" help:"Read contexts as JSON (an object, an array, or JSON Lines) from standard input."`
@@ -125,6 +125,16 @@ func (c *AnnotateCmd) Run(g *Globals) error {
 // contexts builds the contexts from flags or standard input.
 func (c *AnnotateCmd) contexts(g *Globals) ([]annotate.Context, error) {
 	author := annotate.Author{Kind: c.AuthorKind, Name: c.AuthorName, Model: c.Model}
+	switch {
+	case author.Kind == "" && author.Model != "":
+		author.Kind = "agent" // only an agent has a model
+	case author.Kind == "":
+		def := annotate.CommandAuthor()
+		author.Kind = def.Kind
+		if author.Name == "" {
+			author.Name, author.Model = def.Name, def.Model
+		}
+	}
 	if c.Stdin {
 		data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 )
 
@@ -22,19 +23,19 @@ func init() {
 
 // spawnBlameFill starts `git-gloss cache-fill` in a session of its own, so
 // that it outlives the reader and no terminal signal reaches it.
-func spawnBlameFill(commonDir, commit, path string) error {
+func spawnBlameFill(commonDir, commit, path string) (int, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	cmd := exec.Command(exe, "-C", commonDir, "cache-fill", commit, "--", path)
 	cmd.Dir = commonDir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		return 0, err
 	}
 	go func() { _ = cmd.Wait() }() // reaps it in a long-lived server; a CLI exits first
-	return nil
+	return cmd.Process.Pid, nil
 }
 
 // CacheFillCmd is the hidden `git gloss cache-fill`: the whole-file blame
@@ -52,6 +53,7 @@ type CacheFillCmd struct {
 // refresh already under way is left to finish alone.
 func (c *CacheFillCmd) Run(g *Globals) error {
 	_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10) // git blame inherits it
+	fault.Point("cache-fill:start")
 	repo, err := g.openRepo()
 	if err != nil {
 		return err

@@ -88,6 +88,7 @@ type CLI struct {
 	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove exactly what init added; notes stay."`
 	Sync      SyncCmd      `cmd:"" help:"Fetch, merge and push gloss notes with a remote."`
+	Forget    ForgetCmd    `cmd:"" help:"Take records back for good: tombstones every merge honours; --purge rewrites the notes history."`
 	Export    ExportCmd    `cmd:"" help:"Write gloss's notes records as JSON Lines."`
 	Import    ImportCmd    `cmd:"" help:"Read records from git gloss export, or from Chronicle (import chronicle)."`
 	Carry     CarryCmd     `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
@@ -148,7 +149,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if unknown := unknownCommandIn(parser.Model, args); unknown != nil {
 			err = unknown
 		}
-		fmt.Fprintln(stderr, "git gloss: error:", err)
+		fmt.Fprintln(stderr, "git gloss: error:", errorText(err))
 		var pe *kong.ParseError
 		if errors.As(err, &pe) && pe.Context != nil {
 			fmt.Fprintf(stderr, "see '%s'\n", strings.Join(append([]string{"git gloss help"}, commandPath(pe.Context.Selected())...), " "))
@@ -190,12 +191,24 @@ func (g *Globals) report(err error) int {
 	}
 	code := exitCodeFor(err)
 	if g.JSON && !errors.Is(err, errSilent) {
-		g.printJSON(schemas.ErrorOutput{Schema: "gloss-error/v1", Error: err.Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
+		g.printJSON(schemas.ErrorOutput{Schema: "gloss-error/v1", Error: fault.Bounded(err).Error(), Kind: kindName(fault.KindOf(err)), ExitCode: code})
 	}
 	if !errors.Is(err, errSilent) {
-		fmt.Fprintln(g.stderr, "git gloss: error:", err)
+		fmt.Fprintln(g.stderr, "git gloss: error:", errorText(err))
 	}
 	return code
+}
+
+// errorText is an error as printed on stderr. Errors quote user input (a
+// ref, a path) that may hold control characters or line breaks: those
+// are escaped, and the lines of a message that has several are indented,
+// so no line of it can pass for a CI runner's "::command".
+func errorText(err error) string {
+	lines := strings.Split(fault.Bounded(err).Error(), "\n")
+	for i, l := range lines {
+		lines[i] = fault.Line(l)
+	}
+	return strings.Join(lines, "\n  ")
 }
 
 // errSilent marks a failure whose explanation the command already printed.

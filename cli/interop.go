@@ -11,6 +11,7 @@ import (
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // ExportCmd is `git gloss export`.
@@ -163,7 +164,7 @@ func (c *ImportAgentTraceCmd) Run(g *Globals) error {
 	defer repo.Close()
 	opts := attribution.ImportOptions{Ref: c.Ref}
 	for _, p := range c.Files {
-		in, closeIn, err := g.inputFile(p)
+		in, closeIn, err := g.inputFile(repo, p)
 		if err != nil {
 			return err
 		}
@@ -219,7 +220,7 @@ func (c *ImportRecordsCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	in, closeIn, err := g.inputFile(c.File)
+	in, closeIn, err := g.inputFile(repo, c.File)
 	if err != nil {
 		return err
 	}
@@ -261,7 +262,7 @@ func (c *ImportChronicleCmd) Run(g *Globals) error {
 	defer repo.Close()
 	opts := annotate.ChronicleOptions{Ref: c.Ref}
 	if c.File != "" {
-		in, closeIn, err := g.inputFile(c.File)
+		in, closeIn, err := g.inputFile(repo, c.File)
 		if err != nil {
 			return err
 		}
@@ -275,14 +276,16 @@ func (c *ImportChronicleCmd) Run(g *Globals) error {
 	return g.emitImport(res)
 }
 
-// inputFile opens a file argument, or standard input for "" and "-".
-func (g *Globals) inputFile(p string) (io.Reader, func(), error) {
+// inputFile opens a file argument, or standard input for "" and "-". A
+// file goes through safepath.OpenInput: inside the working tree, the one
+// resolver decides.
+func (g *Globals) inputFile(repo *gitops.Repo, p string) (io.Reader, func(), error) {
 	if p == "" || p == "-" {
 		return g.stdin, func() {}, nil
 	}
-	f, err := os.Open(g.path(p))
+	f, err := safepath.OpenInput(repo, g.path(p))
 	if err != nil {
-		return nil, nil, fault.NotFoundf("%v", err)
+		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil
 }

@@ -16,7 +16,7 @@ type McpCmd struct {
 
 // McpServeCmd is `git gloss mcp [serve]`.
 type McpServeCmd struct {
-	Toolsets      string `name:"toolsets" placeholder:"LIST" help:"Comma-separated toolsets to expose, or all (default ${default_toolsets}): ${toolsets}."`
+	Toolsets      string `name:"toolsets" placeholder:"LIST" help:"Comma-separated toolsets to expose: ${toolsets}, all, or default (${default_toolsets} plus what the repository uses). Without it: [mcp] toolsets in .gloss/config.toml, else default."`
 	ReadOnly      bool   `name:"read-only" help:"Leave out every tool that changes anything."`
 	Dynamic       bool   `name:"dynamic-toolsets" help:"Start with core plus list_toolsets and enable_toolset; the agent turns toolsets on as it needs them."`
 	OutputSchemas bool   `name:"output-schemas" help:"List each tool's output schema (large; a result names its shape in its schema tag either way)."`
@@ -53,8 +53,9 @@ func (c *McpServeCmd) Run(g *Globals) error {
 
 // McpInstallCmd is `git gloss mcp install`.
 type McpInstallCmd struct {
-	Client string `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"Client to register with: claude (.mcp.json), cursor (.cursor/mcp.json) or vscode (.vscode/mcp.json)."`
-	Global bool   `name:"global" help:"Register in the user's configuration instead of the repository's (~/.claude.json, ~/.cursor/mcp.json, VS Code's user mcp.json)."`
+	Client   string `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"Client to register with: claude (.mcp.json), cursor (.cursor/mcp.json) or vscode (.vscode/mcp.json)."`
+	Global   bool   `name:"global" help:"Register in the user's configuration instead of the repository's (~/.claude.json, ~/.cursor/mcp.json, VS Code's user mcp.json)."`
+	Toolsets string `name:"toolsets" placeholder:"LIST" help:"Toolsets the server exposes to this client, comma-separated: ${toolsets}, all, or default (the team's [mcp] toolsets, else what the repository uses). Omitted: an existing entry keeps its list."`
 }
 
 // Help is the long help of mcp install.
@@ -62,7 +63,23 @@ func (McpInstallCmd) Help() string {
 	return `Adds a "gloss" server entry (command git-gloss, args ["mcp"]) to the
 client's MCP configuration, keeping every other server and key in the file.
 A file that is not valid JSON is left untouched and reported.
-"git gloss uninstall" removes the entry again.`
+"git gloss uninstall" removes the entry again.
+
+Which tools the agent sees: first, --toolsets here, written into the entry
+as the server's own --toolsets ("default" takes the list out again):
+
+  git gloss mcp install --toolsets default,tasks
+  git gloss mcp install --toolsets all --client vscode
+
+Without it, the team's choice in .gloss/config.toml:
+
+  [mcp]
+  toolsets = ["default", "notebook"]
+
+Else the repository's default: core, annotations and specs, plus tasks
+when there are task files, documents when .noma files are tracked and
+notebook when the notebook holds notes, within a 24 KB tools/list budget
+(what does not fit is one enable_toolset call away).`
 }
 
 // Run registers the server.
@@ -72,7 +89,22 @@ func (c *McpInstallCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := setup.InstallMCP(g.ctx, repo, c.Client, c.Global)
+	var toolsets []string // nil: keep the entry's
+	if c.Toolsets != "" {
+		toolsets = []string{}
+		for _, name := range strings.Split(c.Toolsets, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				toolsets = append(toolsets, name)
+			}
+		}
+		if err := mcp.CheckToolsets(toolsets); err != nil {
+			return err
+		}
+		if len(toolsets) == 1 && toolsets[0] == "default" {
+			toolsets = []string{} // the server's own default: no --toolsets in the entry
+		}
+	}
+	res, err := setup.RegisterMCP(g.ctx, repo, c.Client, c.Global, toolsets)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/agent"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notebook"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/setup"
@@ -167,25 +168,38 @@ func (c *InitCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	nb, err := notebook.Open(g.ctx, repo)
-	if err != nil {
-		return err
-	}
-	defer nb.Close()
-	created, err := nb.Scaffold()
-	if err != nil {
-		return err
-	}
-	for _, p := range created {
-		res.Scaffolded = append(res.Scaffolded, path.Join(nb.Rel, p))
-	}
-	if err := setup.RecordScaffold(repo, nb.Rel, created); err != nil {
+	if err := scaffoldNotebook(g, repo, res); err != nil {
 		return err
 	}
 	if err := g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss is set up") }); err != nil {
 		return err
 	}
 	return refusedError(res)
+}
+
+// scaffoldNotebook creates the notebook folder, or records it as skipped
+// when the repository's files make that unsafe (its folder, or .gloss,
+// reached through a link into .git or out of the tree).
+func scaffoldNotebook(g *Globals, repo *gitops.Repo, res *setup.Result) error {
+	nb, err := notebook.Open(g.ctx, repo)
+	if err != nil {
+		if res.SkipRefused("notebook", err) {
+			return nil
+		}
+		return err
+	}
+	defer nb.Close()
+	created, err := nb.Scaffold()
+	if err != nil {
+		if res.SkipRefused("notebook", err) {
+			return nil
+		}
+		return err
+	}
+	for _, p := range created {
+		res.Scaffolded = append(res.Scaffolded, path.Join(nb.Rel, p))
+	}
+	return setup.RecordScaffold(repo, nb.Rel, created)
 }
 
 // UninstallCmd is `git gloss uninstall`.
@@ -254,6 +268,12 @@ func printSetupResult(s *styler, root string, res *setup.Result, done string) {
 	for _, f := range res.Instructions {
 		s.printf("  block  %s %s\n", shown(root, f.Path), verb(f.Action))
 	}
+	for _, sk := range res.Skipped {
+		s.printf("  %s %s: %s\n", s.yellow("skipped"), sk.What, sk.Reason)
+	}
+	if len(res.Skipped) > 0 {
+		done += " (except what was skipped: the repository's own files made it unsafe)"
+	}
 	s.println(s.bold(done))
 	for _, a := range res.Agents {
 		if a.Note != "" && a.Action != "refused" && a.Action != "removed" && a.Action != "absent" {
@@ -271,7 +291,9 @@ func printSetupResult(s *styler, root string, res *setup.Result, done string) {
 
 // SyncCmd is `git gloss sync`.
 type SyncCmd struct {
-	Remote string `arg:"" optional:"" default:"origin" help:"Remote to sync with (default origin)."`
+	Remote   string `arg:"" optional:"" default:"origin" help:"Remote to sync with (default origin)."`
+	Purge    bool   `name:"purge" help:"Force-update the remote's notes refs whose history a purge here replaced (git gloss forget --purge); prints what it replaces."`
+	PruneNow bool   `name:"prune-now" help:"Then run git gc --prune=now, deleting unreachable objects (an old purged history) at once."`
 }
 
 // Help is the long help of sync.
@@ -279,14 +301,23 @@ func (SyncCmd) Help() string {
 	return `Exchanges gloss notes (refs/notes/gloss/*) with a remote:
 
   1. fetch the remote's gloss notes into refs/notes/remotes/<remote>/gloss/*;
-  2. merge each into the local ref line by line: records are JSON Lines, so
-     the union of two clones' records loses nothing;
+  2. merge each into the local ref three-way, record by record (records are
+     JSON Lines with an id): what either side added is kept, a record one
+     side deleted stays deleted, an in-place edit is kept; edited on one
+     side and deleted on the other: deleted; edited differently on both: the
+     same one on every clone (reported as conflicts). Tombstones
+     (git gloss forget) are merged first and every merge drops what they
+     forget;
   3. push the local refs without force; if someone pushed in between, start
      again from 1 after a random pause (up to 30 rounds; exit 4 if others
      kept pushing first every time).
 
-Branches are not touched, and nothing is ever force-pushed or force-fetched
-into your local notes.`
+Branches are not touched, and nothing is force-fetched into your local
+notes. The one force-push is --purge, after git gloss forget --purge: it
+replaces the remote's notes ref when its history still holds forgotten text,
+with a lease on the tip just fetched, and prints both tips. Without --purge
+such a ref is left alone ("purge pending"). A clone whose ref predates a
+purge the remote has adopts the new history on a plain sync.`
 }
 
 // Run syncs.
@@ -296,14 +327,31 @@ func (c *SyncCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Sessions: agent.SyncSessions(repo), Progress: func(s string) { g.progress("%s", s) }})
+	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Purge: c.Purge, Sessions: agent.SyncSessions(repo), Progress: func(s string) { g.progress("%s", s) }})
 	g.progressDone()
 	if err != nil {
 		return err
 	}
+	if c.PruneNow {
+		if err := notes.PruneNow(g.ctx, repo); err != nil {
+			return err
+		}
+	}
 	return g.emit(res, func(s *styler) {
 		for _, m := range res.Merged {
 			s.printf("  %s %s %s\n", s.green(m.Action), strings.TrimPrefix(m.Ref, "refs/notes/"), s.dim("from "+m.From))
+			for _, c := range m.Conflicts {
+				s.printf("    %s %s on %s: kept %s\n", c.Kind, c.ID, c.Object[:min(12, len(c.Object))], c.Kept)
+			}
+			if len(m.Forgotten) > 0 {
+				s.printf("    dropped %d forgotten record(s): %s\n", len(m.Forgotten), strings.Join(m.Forgotten, ", "))
+			}
+		}
+		for _, r := range res.Replaced {
+			s.printf("  %s %s on %s: %s (history purged here) replaced by %s\n", s.yellow("force-updated"), strings.TrimPrefix(r.Ref, "refs/notes/"), res.Remote, r.Old, r.New)
+		}
+		for _, p := range res.PurgePending {
+			s.printf("  %s %s: %s still holds history purged here; not pushed. Run git gloss sync --purge %s to replace it\n", s.yellow("purge pending"), strings.TrimPrefix(p, "refs/notes/"), res.Remote, res.Remote)
 		}
 		for _, p := range res.Pushed {
 			s.printf("  %s %s\n", s.green("pushed"), strings.TrimPrefix(p, "refs/notes/"))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/tasks"
 )
 
@@ -18,6 +19,9 @@ keeps its dated folders under .gloss/tasks/archive, .chant/logs/<id>.log
 (and later runs <id>.N.log) become the task's log, and config.md and
 prompts/ are kept verbatim in .gloss/imported/chant. Files gloss already
 has are never overwritten; running it again imports only what is new.
+It is one commit or nothing: a file the resolver refuses (a link into .git
+or out of the repository) stops the import before anything is kept.
+Symbolic links to folders are not followed and are listed as skipped.
 
   git gloss task import --from .chant`
 }
@@ -33,6 +37,9 @@ func (c *TaskImportCmd) Run(g *Globals) error {
 			st.printf("imported %d task(s), %d archived, %d log(s) from %s\n", len(res.Tasks), len(res.Archived), len(res.Logs), res.From)
 			if len(res.Same) > 0 {
 				st.printf("%d file(s) already there, unchanged\n", len(res.Same))
+			}
+			for _, p := range res.Skipped {
+				st.printf("skipped (symbolic link, not followed): %s\n", fault.Quote(p))
 			}
 			for _, p := range res.Conflict {
 				st.printf("left alone (differs from Chant's): %s\n", p)

@@ -35,8 +35,11 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
+// mark builds a marked error. The arguments are usually user input (a
+// path, an id, a ref): strings longer than MaxQuote are cut to a prefix,
+// so an error never echoes a 4 MiB argument whole.
 func mark(k Kind, format string, args ...any) error {
-	return &Error{Kind: k, Err: fmt.Errorf(format, args...)}
+	return &Error{Kind: k, Err: fmt.Errorf(format, Bound(args...)...)}
 }
 
 // Usagef returns a Usage error.

@@ -134,22 +134,22 @@ func resolveRange(ctx context.Context, repo *gitops.Repo, opts CheckOptions) (he
 		h = "HEAD"
 	}
 	if head, err = repo.ResolveCommit(h); err != nil {
-		return "", "", fault.NotFoundf("head %s: %v", h, err)
+		return "", "", fault.NotFoundf("head %s: %s", fault.Quote(h), fault.Line(err.Error()))
 	}
 	b := opts.Base
 	if b == "" {
 		b = DefaultBase(ctx, repo, opts.Remote, opts.Env)
 	}
 	if b == "" {
-		return "", "", fault.Usagef("no base to compare with: pass --base (CI clones need the target branch: fetch-depth: 0, or git fetch %s <branch>)", opts.Remote)
+		return "", "", fault.Usagef("no base to compare with: pass --base (CI clones need the target branch: fetch-depth: 0, or git fetch %s <branch>)", fault.Quote(opts.Remote))
 	}
 	id, err := repo.ResolveCommit(b)
 	if err != nil {
-		return "", "", fault.NotFoundf("base %s is not in this clone (a shallow CI checkout? fetch the target branch, or use fetch-depth: 0): %v", b, err)
+		return "", "", fault.NotFoundf("base %s is not in this clone (a shallow CI checkout? fetch the target branch, or use fetch-depth: 0): %s", fault.Quote(b), fault.Line(err.Error()))
 	}
 	mb, err := repo.MergeBase(id, head)
 	if err != nil || mb == "" {
-		return "", "", fault.NotFoundf("base %s and head %s share no history (a shallow clone? deepen it)", b, h)
+		return "", "", fault.NotFoundf("base %s and head %s share no history (a shallow clone? deepen it)", fault.Quote(b), fault.Quote(h))
 	}
 	return head, mb, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/buildinfo"
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 )
 
@@ -28,23 +29,27 @@ func DetectFormat(env func(string) string) string {
 	return FormatText
 }
 
-// WriteText prints a report as plain text.
+// WriteText prints a report as plain text. Names come from the
+// repository (a file may be called "src/evil\n::set-output name=x::1.go"),
+// so every name is quoted when it is not plain and every message has its
+// control characters escaped: a finding is one line, and no line starts
+// with anything but a location or "note:".
 func WriteText(w io.Writer, rep *CheckReport) error {
 	for _, f := range rep.Findings {
-		if _, err := fmt.Fprintf(w, "%s: %s: [%s] %s\n", location(f), f.Level, f.Rule, f.Message); err != nil {
+		if _, err := fmt.Fprintf(w, "%s: %s: [%s] %s\n", location(f), f.Level, fault.Line(f.Rule), fault.Line(f.Message)); err != nil {
 			return err
 		}
 	}
 	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", fault.Line(n))
 	}
 	_, err := fmt.Fprintln(w, summary(rep))
 	return err
 }
 
 func location(f Finding) string {
-	loc := f.File
-	if loc == "" {
+	loc := fault.Quote(f.File)
+	if f.File == "" {
 		loc = "(repository)"
 	}
 	if f.Line > 0 {
@@ -172,6 +177,25 @@ type sarifRegion struct {
 	StartColumn int `json:"startColumn,omitempty"`
 }
 
+// uriPath makes a repository path a relative URI reference, as SARIF's
+// artifactLocation.uri wants: every byte but the unreserved characters,
+// '/' and the sub-delimiters that mean nothing in a path is
+// percent-encoded. ':' is encoded too, so "a:b.go" cannot parse as a URI
+// with the scheme "a"; '#', '?' and '%' so the name is all path.
+func uriPath(p string) string {
+	const safe = "-._~/!$&'()*+,;=@"
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(safe, c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
 // ruleText describes each check for SARIF's rule list.
 var ruleText = map[string]string{
 	CheckSpec: "A spec governing changed files is invalid or out of step with them (gloss reconciliation).",
@@ -192,9 +216,9 @@ func WriteSARIF(w io.Writer, rep *CheckReport) error {
 			seen[f.Rule] = true
 			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: f.Rule, ShortDescription: sarifMessage{ruleText[f.Check]}})
 		}
-		file := f.File
-		if file == "" {
-			file = "."
+		file := "."
+		if f.File != "" {
+			file = uriPath(f.File)
 		}
 		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: file}}}
 		if f.Line > 0 {

@@ -467,7 +467,7 @@ func (r *Repo) worktreeMatches(head, path string) bool {
 	if bytes.IndexByte(data, '\r') >= 0 && r.autocrlf() {
 		return false
 	}
-	return !r.hasAttributes(path)
+	return !r.attributesMayConvert(path, data)
 }
 
 // autocrlf reports whether core.autocrlf asks git to convert line endings.
@@ -481,10 +481,41 @@ func (r *Repo) autocrlf() bool {
 	return err == nil && v != "" && v != "false"
 }
 
-// hasAttributes reports whether any gitattributes file could apply to
-// path: in the work tree on its way, in the git dir, in the user's or the
-// system's configuration.
-func (r *Repo) hasAttributes(path string) bool {
+// attributesMayConvert reports whether git's clean conversion could make
+// the working-tree file differ from data. Conversion comes from attributes
+// only: text/eol/crlf turn CRLF into LF (nothing to do without a '\r'),
+// ident collapses "$Id: ...$" (nothing without "$Id"), and a filter or a
+// working-tree-encoding can do anything. So with no attributes file that
+// could apply, or with data free of '\r' and "$Id" and no attributes file
+// naming a filter or an encoding, the file is what git would hash. Real
+// projects nearly all have a .gitattributes (git.git's sets diff drivers
+// and whitespace rules), and taking the shortcut there saves a git diff
+// process on every warm read. Macros live in the same files, so a macro
+// that sets a filter names it there too.
+func (r *Repo) attributesMayConvert(path string, data []byte) bool {
+	files := r.attributeFiles(path)
+	if len(files) == 0 {
+		return false
+	}
+	if bytes.IndexByte(data, '\r') >= 0 || bytes.Contains(data, []byte("$Id")) {
+		return true
+	}
+	for _, f := range files {
+		content, err := os.ReadFile(f)
+		if err != nil {
+			return true
+		}
+		if bytes.Contains(content, []byte("filter")) || bytes.Contains(content, []byte("encoding")) {
+			return true
+		}
+	}
+	return false
+}
+
+// attributeFiles lists the gitattributes files that exist and could apply
+// to path: in the work tree on its way, in the git dir, in the user's or
+// the system's configuration, core.attributesFile.
+func (r *Repo) attributeFiles(path string) []string {
 	candidates := []string{filepath.Join(r.commonDir, "info", "attributes"), "/etc/gitattributes"}
 	dir := r.root
 	candidates = append(candidates, filepath.Join(dir, ".gitattributes"))
@@ -501,17 +532,25 @@ func (r *Repo) hasAttributes(path string) bool {
 	}
 	if cfg, err := r.r.Config(); err == nil {
 		if v, err := cfg.LookupString("core.attributesFile"); err == nil && v != "" {
-			cfg.Free()
-			return true
+			if rest, ok := strings.CutPrefix(v, "~/"); ok {
+				if h, err := os.UserHomeDir(); err == nil {
+					v = filepath.Join(h, rest)
+				}
+			}
+			if !filepath.IsAbs(v) {
+				v = filepath.Join(r.root, v)
+			}
+			candidates = append(candidates, v)
 		}
 		cfg.Free()
 	}
+	var files []string
 	for _, c := range candidates {
 		if _, err := os.Stat(c); err == nil {
-			return true
+			files = append(files, c)
 		}
 	}
-	return false
+	return files
 }
 
 // fileDiff is one file of a parsed `git diff -U0`.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -24,8 +25,10 @@ import (
 // BlameFiller runs FillBlameCache(commit, path) of the repository whose
 // common git dir is commonDir, somewhere the reader does not wait for it.
 // The fill lock is held for it; a filler that cannot run the fill returns
-// an error and the lock is released.
-type BlameFiller func(commonDir, commit, path string) error
+// an error and the lock is released. A filler that runs the fill in a
+// process of its own returns that process's pid, which the lock then
+// names: a lock whose process is gone is free at once.
+type BlameFiller func(commonDir, commit, path string) (pid int, err error)
 
 var (
 	fillerMu sync.RWMutex
@@ -55,7 +58,8 @@ var (
 )
 
 // fillStale is how old a fill lock may get before another reader takes it
-// over: its filler died, or was never started.
+// over although its process is alive (a pid reused, a fill that hangs); a
+// lock whose process is gone is taken over at once.
 const fillStale = 5 * time.Minute
 
 // wantsRangeBlame reports whether lines start..end of a file of n lines
@@ -102,8 +106,10 @@ func (r *Repo) rangeJob(ctx context.Context, rev, key, path string, start, end i
 		// compete with it for the CPU.
 		return b, func() {
 			if r.lockFill(key, path) {
-				if err := f(r.commonDir, key, path); err != nil {
+				if pid, err := f(r.commonDir, key, path); err != nil {
 					r.unlockFill(key, path)
+				} else if pid > 0 {
+					r.setFillHolder(key, path, pid)
 				}
 			}
 		}, nil
@@ -147,6 +153,18 @@ func (r *Repo) fillLock(commit, path string) string {
 // holds it.
 func (r *Repo) lockFill(commit, path string) bool {
 	return takeLock(r.fillLock(commit, path))
+}
+
+// setFillHolder names pid as the holder of a fill lock the reader took
+// and handed over. It rewrites the lock in place and never creates it: a
+// filler that was quicker has removed it already.
+func (r *Repo) setFillHolder(commit, path string, pid int) {
+	f, err := os.OpenFile(r.fillLock(commit, path), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(strconv.Itoa(pid) + "\n")
+	_ = f.Close()
 }
 
 func (r *Repo) unlockFill(commit, path string) {

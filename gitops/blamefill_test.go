@@ -21,11 +21,11 @@ type fills struct {
 
 type fill struct{ commonDir, commit, path string }
 
-func (f *fills) filler(commonDir, commit, path string) error {
+func (f *fills) filler(commonDir, commit, path string) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asks = append(f.asks, fill{commonDir, commit, path})
-	return nil
+	return 0, nil
 }
 
 func (f *fills) taken() []fill {

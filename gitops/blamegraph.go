@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
@@ -174,8 +176,11 @@ func (r *Repo) RefreshBlameGraphLocked(ctx context.Context) error {
 	return nil
 }
 
-// takeLock creates the lock file p; false when a live holder has it. A
-// lock older than fillStale was left by a process that died.
+// takeLock creates the lock file p, holding this process's pid; false
+// when a live holder has it. The pid is trusted, as the ref locks trust
+// /proc: a lock whose process is gone (killed, crashed) is taken over at
+// once. Age decides only when the pid cannot tell: a lock older than
+// fillStale, or one still without a pid after lockSettle.
 func takeLock(p string) bool {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return false
@@ -190,11 +195,30 @@ func takeLock(p string) bool {
 		if !errors.Is(err, fs.ErrExist) {
 			return false
 		}
-		info, err := os.Stat(p)
-		if err == nil && time.Since(info.ModTime()) < fillStale {
+		if !lockStale(p) {
 			return false
 		}
-		_ = os.Remove(p) // stale: its holder is gone
+		_ = os.Remove(p) // its holder is gone
 	}
 	return false
+}
+
+// lockStale reports whether the pid lock p was left by a process that is
+// gone.
+func lockStale(p string) bool {
+	info, err := os.Stat(p)
+	if err != nil {
+		return true
+	}
+	age := time.Since(info.ModTime())
+	if age >= fillStale {
+		return true
+	}
+	data, _ := os.ReadFile(p)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return age > lockSettle // created, and its holder died before writing
+	}
+	alive, known := processAlive(pid)
+	return known && !alive
 }

@@ -4,15 +4,63 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
+
+	git "github.com/libgit2/git2go/v34"
 )
 
-// Configuration goes through the git CLI rather than libgit2: reads then
-// see every include, conditional include and scope exactly as git does, and
-// a value written a moment ago is never hidden by a cached snapshot.
+// Configuration is read in process through libgit2: starting `git config`
+// costs a few milliseconds a key, and `git gloss status` (the first call an
+// agent makes) reads a dozen keys. libgit2 reads the same files in the same
+// order (system, XDG, global, local, with include and includeIf), and
+// re-reads a file that changed on disk before each lookup, so a value
+// written a moment ago by git is seen. What libgit2 does not know is the
+// environment git uses to override configuration (`git -c`, GIT_CONFIG_*
+// files); when any of it is set, git itself answers, as it always did.
+// Writes always go through git.
 
-// ConfigGet returns the value of key and whether it is set.
+// cliConfigEnv are the variables that make git read configuration libgit2
+// does not see.
+var cliConfigEnv = []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"}
+
+// configInProcess reports whether libgit2 sees the configuration git sees.
+func configInProcess() bool {
+	for _, k := range cliConfigEnv {
+		if os.Getenv(k) != "" {
+			return false
+		}
+	}
+	honourNoSystem()
+	return true
+}
+
+var noSystemOnce sync.Once
+
+// honourNoSystem applies GIT_CONFIG_NOSYSTEM (test suites and sandboxes set
+// it) to libgit2, which does not read the variable: the system level's
+// search path is emptied once, before any configuration is loaded.
+func honourNoSystem() {
+	noSystemOnce.Do(func() {
+		if v := os.Getenv("GIT_CONFIG_NOSYSTEM"); v != "" && v != "0" && !strings.EqualFold(v, "false") {
+			_ = git.SetSearchPath(git.ConfigLevelSystem, "")
+		}
+	})
+}
+
+// ConfigGet returns the value of key and whether it is set. With several
+// values, the last one wins, as in git.
 func (r *Repo) ConfigGet(ctx context.Context, key string) (string, bool, error) {
+	if configInProcess() {
+		vals, err := r.configEntries(key, false)
+		if err != nil || len(vals) == 0 {
+			return "", false, err
+		}
+		return vals[len(vals)-1][1], true, nil
+	}
 	out, err := r.Git(ctx, "config", "--get", key)
 	if err != nil {
 		if isExit(err, 1) {
@@ -25,6 +73,14 @@ func (r *Repo) ConfigGet(ctx context.Context, key string) (string, bool, error) 
 
 // ConfigGetAll returns every value of a multi-valued key.
 func (r *Repo) ConfigGetAll(ctx context.Context, key string) ([]string, error) {
+	if configInProcess() {
+		kv, err := r.configEntries(key, false)
+		var vals []string
+		for _, p := range kv {
+			vals = append(vals, p[1])
+		}
+		return vals, err
+	}
 	out, err := r.Git(ctx, "config", "-z", "--get-all", key)
 	if err != nil {
 		if isExit(err, 1) {
@@ -38,6 +94,9 @@ func (r *Repo) ConfigGetAll(ctx context.Context, key string) ([]string, error) {
 // ConfigMatching returns all keys matching a regular expression (as
 // `git config --get-regexp`) with their values, in file order.
 func (r *Repo) ConfigMatching(ctx context.Context, pattern string) ([][2]string, error) {
+	if configInProcess() {
+		return r.configEntries(pattern, true)
+	}
 	out, err := r.Git(ctx, "config", "-z", "--get-regexp", pattern)
 	if err != nil {
 		if isExit(err, 1) {
@@ -51,6 +110,67 @@ func (r *Repo) ConfigMatching(ctx context.Context, pattern string) ([][2]string,
 		kv = append(kv, [2]string{k, v})
 	}
 	return kv, nil
+}
+
+// configEntries lists the entries named key (or, with match, whose name
+// matches the regular expression key) in git's order: by level from
+// system to local, in file order within a level. Names are spelled as
+// git config prints them (section and key lower case).
+func (r *Repo) configEntries(key string, match bool) ([][2]string, error) {
+	if match {
+		// git matches the pattern case-sensitively against the
+		// canonical (lower-cased) name; libgit2's own regex dialect is
+		// POSIX, so gloss filters with Go's instead.
+		if _, err := regexp.Compile(key); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := r.r.Config()
+	if err != nil {
+		return nil, err
+	}
+	defer cfg.Free()
+	var it *git.ConfigIterator
+	if match {
+		it, err = cfg.NewIterator()
+	} else {
+		it, err = cfg.NewMultivarIterator(key, "")
+	}
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeNotFound) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer it.Free()
+	var re *regexp.Regexp
+	if match {
+		re = regexp.MustCompile(key)
+	}
+	type entry struct {
+		level git.ConfigLevel
+		kv    [2]string
+	}
+	var entries []entry
+	for {
+		e, err := it.Next()
+		if err != nil {
+			if git.IsErrorCode(err, git.ErrorCodeIterOver) {
+				break
+			}
+			return nil, err
+		}
+		if re != nil && !re.MatchString(e.Name) {
+			continue
+		}
+		entries = append(entries, entry{e.Level, [2]string{e.Name, e.Value}})
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return int(a.level) - int(b.level) })
+	out := make([][2]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.kv
+	}
+	return out, nil
 }
 
 // ConfigSet sets key to value in the repository's local config.

@@ -31,6 +31,13 @@ func (r *Repo) ReadNotes(ref string) (*Notes, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.ReadNotesAt(ref, tip)
+}
+
+// ReadNotesAt snapshots the notes commit tip as if ref pointed at it: the
+// merge base of a three-way merge, or a history a purge is replacing. An
+// empty tip is an empty snapshot.
+func (r *Repo) ReadNotesAt(ref, tip string) (*Notes, error) {
 	n := &Notes{repo: r, Ref: ref, Tip: tip}
 	if tip == "" {
 		return n, nil
@@ -170,6 +177,28 @@ type NoteChange struct {
 // tip, or ErrRefChanged when another writer moved the ref first, in which
 // case nothing visible changed and the caller should re-read and retry.
 func (r *Repo) CommitNotes(base *Notes, changes []NoteChange, extraParents []string, msg string) (string, error) {
+	return r.ReplaceNotes(base, changes, append([]string{base.Tip}, extraParents...), msg)
+}
+
+// ReplaceNotes is CommitNotes with the new commit's parents given exactly:
+// none makes a new root (a purge that must leave no old commit reachable),
+// or another history's tip (a clone adopting a purged remote history). The
+// ref still moves from base.Tip by compare-and-swap.
+func (r *Repo) ReplaceNotes(base *Notes, changes []NoteChange, parents []string, msg string) (string, error) {
+	commitID, err := r.NotesCommit(base, changes, parents, msg)
+	if err != nil {
+		return "", err
+	}
+	if err := r.UpdateRef(base.Ref, commitID, base.Tip, msg); err != nil {
+		return "", err
+	}
+	return commitID, nil
+}
+
+// NotesCommit writes the commit ReplaceNotes would write without moving
+// any ref, for a caller that must record the new commit's id somewhere
+// else before the ref moves.
+func (r *Repo) NotesCommit(base *Notes, changes []NoteChange, parents []string, msg string) (string, error) {
 	edits := make(map[string]string, len(changes))
 	for _, ch := range changes {
 		id := strings.ToLower(ch.Object)
@@ -190,8 +219,8 @@ func (r *Repo) CommitNotes(base *Notes, changes []NoteChange, extraParents []str
 	if err != nil {
 		return "", fmt.Errorf("build notes tree: %w", err)
 	}
-	var parents []*git.Oid
-	for _, p := range append([]string{base.Tip}, extraParents...) {
+	var pids []*git.Oid
+	for _, p := range parents {
 		if p == "" {
 			continue
 		}
@@ -199,15 +228,12 @@ func (r *Repo) CommitNotes(base *Notes, changes []NoteChange, extraParents []str
 		if err != nil {
 			return "", err
 		}
-		parents = append(parents, po)
+		pids = append(pids, po)
 	}
 	sig := r.signature()
-	commitID, err := r.r.CreateCommitFromIds("", sig, sig, msg, treeID, parents...)
+	commitID, err := r.r.CreateCommitFromIds("", sig, sig, msg, treeID, pids...)
 	if err != nil {
 		return "", fmt.Errorf("write notes commit: %w", err)
-	}
-	if err := r.UpdateRef(base.Ref, commitID.String(), base.Tip, msg); err != nil {
-		return "", err
 	}
 	return commitID.String(), nil
 }

@@ -158,7 +158,12 @@ func registerAnnotations(r *registry) {
 			return nil, err
 		}
 		if in.Context.Author == nil {
-			in.Context.Author = &annotate.Author{Kind: "agent"}
+			// Only agents call MCP tools; name the one task work launched.
+			a, ok := annotate.LaunchedAgent()
+			if !ok {
+				a = annotate.Author{Kind: "agent"}
+			}
+			in.Context.Author = &a
 		}
 		if in.Commit != "" {
 			return annotate.AddToCommit(ctx, repo, in.Commit, []annotate.Context{in.Context})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gloss-dev/gloss/fault"
-	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/schemas"
 	"github.com/gloss-dev/gloss/setup"
 	"github.com/gloss-dev/gloss/spec"
@@ -56,12 +55,13 @@ func registerSchema(r *registry) {
 // They appear only in repositories where gloss is set up: projectNote when
 // that setup is older than this binary, schemaNote when the repository's
 // specs use an older spec schema than this binary's.
-func initializeNotes(dir string) map[string]string {
-	repo, err := gitops.Open(dir)
+func initializeNotes(handles *handlePool) map[string]string {
+	h, err := handles.get()
 	if err != nil {
 		return nil
 	}
-	defer repo.Close()
+	defer handles.put(h)
+	repo := h.repo
 	st, err := setup.CollectStatus(context.Background(), repo)
 	if err != nil || !st.Initialized {
 		return nil

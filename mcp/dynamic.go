@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/schemas"
 )
@@ -52,6 +50,9 @@ type enableInput struct {
 }
 
 func registerDynamic(r *registry) {
+	r.mu.Lock()
+	r.dynamic = true
+	r.mu.Unlock()
 	addTool(r, toolDef{Name: "list_toolsets", Output: "mcp-toolsets",
 		Description: "List gloss's toolsets, their tools and which are enabled. Enable one with enable_toolset."},
 		func(context.Context, *call, struct{}) (any, error) {
@@ -109,8 +110,7 @@ func toolNames(ts toolset, readOnly bool) []string {
 	if names, ok := namesCache[key]; ok {
 		return names
 	}
-	scratch := &registry{server: sdk.NewServer(&sdk.Implementation{Name: "scratch"}, nil), readOnly: readOnly,
-		required: map[string][]string{}, enabled: map[string]bool{}}
+	scratch := scratchRegistry(Options{ReadOnly: readOnly})
 	ts.register(scratch)
 	names := make([]string, 0, len(scratch.required))
 	for name := range scratch.required {

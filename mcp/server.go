@@ -17,15 +17,12 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gloss-dev/gloss/buildinfo"
-	"github.com/gloss-dev/gloss/fault"
 )
 
 // Options configure a server.
@@ -33,8 +30,10 @@ type Options struct {
 	// Dir is the directory the server works in (the repository); "" is the
 	// current directory.
 	Dir string
-	// Toolsets are the toolsets to expose; "all" means every one. Empty
-	// means DefaultToolsets (or, with Dynamic, only core).
+	// Toolsets are the toolsets to expose (--toolsets); "all" means every
+	// one, "default" the repository's default. Empty means the team's
+	// [mcp] toolsets, else the repository's default (see selectToolsets);
+	// with Dynamic, only core.
 	Toolsets []string
 	// ReadOnly leaves out every tool that changes anything.
 	ReadOnly bool
@@ -74,9 +73,10 @@ var toolsets = []toolset{
 	{"notebook", "the knowledge notebook: notes, frontmatter, tags, search", registerNotebook},
 }
 
-// DefaultToolsets are exposed when the user names none: the ones an agent
-// needs in every session. The others cost context only where asked for
-// (--toolsets, or enable_toolset with --dynamic-toolsets).
+// DefaultToolsets are the toolsets every repository's default starts
+// from: the ones an agent needs in every session. The others join the
+// default where the repository uses them (see selectToolsets), or where
+// asked for (--toolsets, [mcp] toolsets, enable_toolset).
 var DefaultToolsets = []string{"core", "annotations", "specs"}
 
 // ToolsetNames lists the toolsets a user may pick from.
@@ -88,69 +88,57 @@ func ToolsetNames() []string {
 	return names
 }
 
-// selectToolsets resolves the user's toolset list.
-func selectToolsets(opts Options) (map[string]bool, error) {
-	names := opts.Toolsets
-	if len(names) == 0 && !opts.Dynamic {
-		names = DefaultToolsets
-	}
-	selected := map[string]bool{"core": opts.Dynamic} // dynamic mode always starts from core
-	for _, name := range names {
-		name = strings.TrimSpace(name)
-		switch {
-		case name == "":
-		case name == "all":
-			for _, ts := range toolsets {
-				selected[ts.name] = true
-			}
-		case slices.Contains(ToolsetNames(), name) || (name == debugToolset && debugEnabled()):
-			selected[name] = true
-		default:
-			return nil, fault.Usagef("unknown toolset %q (available: all, %s)", name, strings.Join(ToolsetNames(), ", "))
-		}
-	}
-	return selected, nil
-}
-
 // New builds the server.
 func New(opts Options) (*sdk.Server, error) {
-	selected, err := selectToolsets(opts)
+	s, _, err := newServer(opts)
+	return s, err
+}
+
+func newServer(opts Options) (*sdk.Server, *registry, error) {
+	handles := &handlePool{dir: opts.Dir}
+	sel, err := selectToolsets(opts, handles)
 	if err != nil {
-		return nil, err
+		handles.close()
+		return nil, nil, err
 	}
+	// What the repository uses but the default's budget left out is one
+	// enable_toolset away.
+	dynamic := opts.Dynamic || len(sel.leftOut) > 0
 	s := sdk.NewServer(&sdk.Implementation{Name: "gloss", Title: "gloss", Version: buildinfo.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       slog.Default(),
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: opts.Dynamic}},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: dynamic}},
 	})
 	r := &registry{server: s, dir: opts.Dir, readOnly: opts.ReadOnly, outputSchemas: opts.OutputSchemas,
+		handles: handles, source: sel.source,
 		required: map[string][]string{}, enabled: map[string]bool{}}
-	s.AddReceivingMiddleware(recoverPanics, r.requireArguments)
-	if opts.Dynamic {
+	s.AddReceivingMiddleware(recoverPanics, r.explainUnknownTools, r.requireArguments)
+	if dynamic {
 		registerDynamic(r)
 	}
 	for _, ts := range toolsets {
-		if selected[ts.name] {
+		if sel.on[ts.name] {
 			r.enable(ts)
 		}
 	}
-	if debugEnabled() && (len(opts.Toolsets) == 0 || selected[debugToolset]) {
+	if debugEnabled() && (len(opts.Toolsets) == 0 || sel.on[debugToolset]) {
 		registerDebug(r)
 	}
-	return s, nil
+	return s, r, nil
 }
 
 // Serve runs the server on in/out until the input ends or SIGTERM/SIGINT
 // arrives; both end it cleanly (nil error).
 func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
-	s, err := New(opts)
+	s, r, err := newServer(opts)
 	if err != nil {
 		return err
 	}
+	defer r.handles.close()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	t := &stdioTransport{in: in, out: out, drainTimeout: 30 * time.Second,
-		initializeExtras: func() map[string]string { return initializeNotes(opts.Dir) }}
+		initializeExtras: func() map[string]string { return initializeNotes(r.handles) }}
 	err = s.Run(ctx, t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gloss-dev/gloss/fault"
 	"log/slog"
 	"reflect"
 	"runtime/debug"
@@ -21,12 +22,16 @@ import (
 type registry struct {
 	server        *sdk.Server
 	dir           string
+	handles       *handlePool // the session's repository handles
 	readOnly      bool
 	outputSchemas bool // list each tool's output schema (--output-schemas)
 
 	mu       sync.Mutex
 	required map[string][]string // tool name → its required arguments
 	enabled  map[string]bool     // toolsets whose tools are registered
+	defs     []*sdk.Tool         // the tools registered, as listed
+	dynamic  bool                // list_toolsets and enable_toolset are there
+	source   string              // who chose the toolsets: "flag", "team" or "default"
 }
 
 // toolDef describes one tool.
@@ -42,31 +47,33 @@ type toolDef struct {
 }
 
 // call is what a tool handler gets besides its input: the repository,
-// opened for this call only (libgit2 handles are not shared between
-// concurrent calls).
+// a handle of the session's that no other call uses while this one runs
+// (libgit2 handles are not shared between concurrent calls).
 type call struct {
-	dir  string
-	repo *gitops.Repo
+	dir     string
+	handles *handlePool
+	h       *handle
 }
 
-// Repo opens the repository on first use.
+// Repo takes a fresh handle from the session's pool on first use.
 func (c *call) Repo() (*gitops.Repo, error) {
-	if c.repo == nil {
-		r, err := gitops.Open(c.dir)
+	if c.h == nil {
+		h, err := c.handles.get()
 		if err != nil {
 			return nil, err
 		}
-		c.repo = r
+		c.h = h
 	}
-	return c.repo, nil
+	return c.h.repo, nil
 }
 
 // Dir is the directory the server works in.
 func (c *call) Dir() string { return c.dir }
 
 func (c *call) close() {
-	if c.repo != nil {
-		c.repo.Close()
+	if c.h != nil {
+		c.handles.put(c.h)
+		c.h = nil
 	}
 }
 
@@ -102,14 +109,15 @@ func addTool[In any](r *registry, def toolDef, fn func(ctx context.Context, c *c
 	}
 	r.mu.Lock()
 	r.required[def.Name] = in.Required
+	r.defs = append(r.defs, t)
 	r.mu.Unlock()
-	dir := r.dir
+	dir, handles := r.dir, r.handles
 	sdk.AddTool(r.server, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
-		c := &call{dir: dir}
+		c := &call{dir: dir, handles: handles}
 		defer c.close()
 		out, err := fn(ctx, c, in)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fault.Bounded(err)
 		}
 		if t, ok := out.(preformatted); ok {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(t)}}}, nil, nil

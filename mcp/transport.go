@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -165,7 +166,7 @@ func readLine(r *bufio.Reader, limit int) (line []byte, oversized bool, err erro
 func (c *stdioConn) rejectOversized(prefix []byte) {
 	var id []byte
 	if v := gjson.GetBytes(prefix, "id"); v.Type == gjson.String || v.Type == gjson.Number {
-		if json.Valid([]byte(v.Raw)) {
+		if json.Valid([]byte(v.Raw)) && utf8.ValidString(v.Raw) {
 			id = []byte(v.Raw)
 		}
 	}
@@ -189,7 +190,10 @@ func (c *stdioConn) decode(line []byte) jsonrpc.Message {
 	}
 	rawID, hasID := fields["id"]
 	if hasID && !validID(rawID) {
-		c.writeError(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: id must be a string or a number")
+		// JSON-RPC 2.0: an id that cannot be used is answered with id
+		// null. Echoing it is not an option when it is not valid UTF-8:
+		// the reply line would not be JSON.
+		c.writeError(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: id must be a string (valid UTF-8) or a number")
 		return nil
 	}
 	if _, isRequest := fields["method"]; isRequest {
@@ -203,10 +207,12 @@ func (c *stdioConn) decode(line []byte) jsonrpc.Message {
 	return msg
 }
 
-// validID reports whether a raw id is a JSON string, number or null.
+// validID reports whether a raw id is a JSON string, number or null
+// that can be echoed back as it came: its bytes are valid UTF-8 (json.Valid
+// lets invalid bytes inside a string pass, and the answer repeats them).
 func validID(raw json.RawMessage) bool {
 	switch {
-	case len(raw) == 0:
+	case len(raw) == 0 || !utf8.Valid(raw):
 		return false
 	case raw[0] == '"', raw[0] == '-', raw[0] >= '0' && raw[0] <= '9':
 		return true

@@ -52,7 +52,13 @@ func (s *syncBuffer) String() string {
 
 func startServer(t *testing.T, dir string, extraEnv ...string) *server {
 	t.Helper()
-	cmd := exec.Command(fixtures.Binary(t), "mcp")
+	return startServerArgs(t, dir, nil, extraEnv...)
+}
+
+// startServerArgs is startServer with arguments for git-gloss mcp.
+func startServerArgs(t *testing.T, dir string, args []string, extraEnv ...string) *server {
+	t.Helper()
+	cmd := exec.Command(fixtures.Binary(t), append([]string{"mcp"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(fixtures.Env(t.TempDir(), ""), append([]string{mcp.EnvDebugTools + "=1"}, extraEnv...)...)
 	stdin, err := cmd.StdinPipe()

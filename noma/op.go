@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/gloss-dev/gloss/fault"
 	"math"
 	"strings"
 )
@@ -33,7 +34,7 @@ type PatchError struct {
 func (e *PatchError) Error() string { return e.Code + ": " + e.Message }
 
 func perr(code, format string, args ...any) *PatchError {
-	return &PatchError{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &PatchError{Code: code, Message: fmt.Sprintf(format, fault.Bound(args...)...)}
 }
 
 // field kinds

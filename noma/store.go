@@ -181,14 +181,17 @@ func (w *docWriter) commit(recs []*Record, text *string) (*Record, error) {
 	if err := w.setJournal(journal{Transcript: w.tp, Size: size, Post: post, Records: string(lines)}); err != nil {
 		return nil, err
 	}
+	fault.Point("noma:journaled")
 	if err := w.appendTranscript(lines); err != nil {
 		return nil, err
 	}
+	fault.Point("noma:appended")
 	if text != nil {
 		if err := w.s.tree.WriteReal(w.rel, []byte(*text), 0o644); err != nil {
 			return nil, fmt.Errorf("write %s: %w", w.rel, err)
 		}
 	}
+	fault.Point("noma:written")
 	if err := w.lock.Truncate(0); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
 )
 
@@ -158,6 +159,13 @@ func (nb *Notebook) Create(in CreateInput) (*OpResult, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
 		return nil, refuse(InvalidArgument, "a name is required")
+	}
+	// The name is checked before it is joined to its folder: the join
+	// would clean "notes/../escape" into "escape" and hide the traversal.
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return nil, refuse(PathTraversal, "%s. Paths must be within the notebook folder", fault.Quote(name))
+		}
 	}
 	ext := ".md"
 	if typ == "diagram" {

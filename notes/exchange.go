@@ -38,13 +38,14 @@ type ExportResult struct {
 
 // ImportResult counts what an import did.
 type ImportResult struct {
-	Schema   string   `json:"$schema"`
-	Read     int      `json:"read"`     // records in the input
-	Written  int      `json:"written"`  // records added
-	Present  int      `json:"present"`  // records already there (same id on the same object): skipped
-	Missing  int      `json:"missing"`  // records on objects this repository does not have: skipped
-	Refs     []string `json:"refs"`     // refs written to
-	Warnings []string `json:"warnings"` // malformed lines, refused refs
+	Schema    string   `json:"$schema"`
+	Read      int      `json:"read"`      // records in the input
+	Written   int      `json:"written"`   // records added
+	Present   int      `json:"present"`   // records already there (same id on the same object): skipped
+	Missing   int      `json:"missing"`   // records on objects this repository does not have: skipped
+	Forgotten int      `json:"forgotten"` // records forgotten (git gloss forget), or superseding one: skipped
+	Refs      []string `json:"refs"`      // refs written to
+	Warnings  []string `json:"warnings"`  // malformed lines, refused refs
 }
 
 func init() {
@@ -141,8 +142,38 @@ func Import(ctx context.Context, repo *gitops.Repo, r io.Reader) (*ImportResult,
 	for ref := range byRef {
 		refs = append(refs, ref)
 	}
-	slices.Sort(refs)
+	// Tombstones first, so that the records they forget, in this export
+	// or already stored, are not written.
+	slices.SortFunc(refs, func(a, b string) int {
+		if (a == ForgottenRef) != (b == ForgottenRef) {
+			if a == ForgottenRef {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	var ts *Tombstones
 	for _, ref := range refs {
+		if ref != ForgottenRef {
+			var err error
+			if ts == nil {
+				if ts, err = LoadTombstones(repo); err != nil {
+					return nil, err
+				}
+			}
+			for obj, raws := range byRef[ref] {
+				kept := raws[:0]
+				for _, raw := range raws {
+					if rec, _ := parseLine(raw); ts.Drops(rec) {
+						res.Forgotten++
+						continue
+					}
+					kept = append(kept, raw)
+				}
+				byRef[ref][obj] = kept
+			}
+		}
 		written, present, missing, err := importRef(ctx, repo, ref, byRef[ref])
 		if err != nil {
 			return nil, err
@@ -152,6 +183,22 @@ func Import(ctx context.Context, repo *gitops.Repo, r io.Reader) (*ImportResult,
 		res.Missing += missing
 		if written > 0 {
 			res.Refs = append(res.Refs, ref)
+		}
+	}
+	if slices.Contains(res.Refs, ForgottenRef) {
+		// New tombstones: drop what they forget from what was stored before.
+		ts, err := LoadTombstones(repo)
+		if err != nil {
+			return nil, err
+		}
+		data, err := dataRefs(repo)
+		if err != nil {
+			return nil, err
+		}
+		for _, ref := range data {
+			if _, err := sweep(ctx, repo, ref, ts, ""); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return res, nil

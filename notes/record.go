@@ -1,11 +1,13 @@
 // Package notes stores typed records in git notes refs as JSON Lines: one
 // record per line, each with a schema tag and a stable id. Line-oriented
 // records survive everything git does to notes — concatenation on rebase
-// and squash, `git notes merge -s cat_sort_uniq`, gloss's own line-wise
-// merge on sync — without ever becoming invalid JSON.
+// and squash, `git notes merge -s cat_sort_uniq`, gloss's own three-way
+// record merge on sync — without ever becoming invalid JSON.
 //
-// Records are never edited in place. A correction is a new record that
-// names the ids it supersedes; Resolve hides superseded records on read.
+// Records are not meant to be edited in place. A correction is a new record
+// that names the ids it supersedes; Resolve hides superseded records on
+// read. A record taken back for good gets a tombstone (forget.go) that every
+// merge, import and carry honours.
 package notes
 
 import (

@@ -33,6 +33,11 @@ type SyncOptions struct {
 	Remote      string
 	MaxAttempts int // fetch→merge→push rounds before giving up (default 30)
 
+	// Purge allows the one force-update sync ever does: replacing a remote
+	// notes ref whose history predates a purge made here (see Purge). The
+	// lease is the remote tip just fetched, and the result names it.
+	Purge bool
+
 	// Sessions exchanges refs/notes/gloss/sessions too ([sync] sessions =
 	// true): agent sessions stay on the machine unless the team says so.
 	Sessions bool
@@ -53,6 +58,18 @@ type SyncResult struct {
 	Merged   []MergeResult `json:"merged"`
 	Pushed   []string      `json:"pushed"`
 	UpToDate []string      `json:"up_to_date"`
+	// Replaced lists the remote refs sync --purge force-updated.
+	Replaced []ReplacedRef `json:"replaced,omitempty"`
+	// PurgePending lists the refs not pushed because the remote still holds
+	// history purged here: git gloss sync --purge replaces it.
+	PurgePending []string `json:"purge_pending,omitempty"`
+}
+
+// ReplacedRef is a remote notes ref that sync --purge force-updated.
+type ReplacedRef struct {
+	Ref string `json:"ref"`
+	Old string `json:"old" jsonschema:"the remote tip replaced: history that held forgotten text"`
+	New string `json:"new"`
 }
 
 // ErrPushRejected means the remote kept refusing the push because others
@@ -60,10 +77,13 @@ type SyncResult struct {
 var ErrPushRejected = errors.New("push rejected")
 
 // Sync exchanges gloss notes with a remote: fetch the remote's refs into
-// tracking refs, merge each into the local ref line-wise, and push the
-// local refs without force. A push that loses a race (the remote moved
-// after our fetch) is retried from the fetch, so concurrent syncs from
-// several clones converge on the union of everyone's records.
+// tracking refs, merge each into the local ref three-way, record by record
+// (MergeNote), and push the local refs without force. A push that loses a
+// race (the remote moved after our fetch) is retried from the fetch, so
+// concurrent syncs from several clones converge on everyone's changes.
+// Tombstones are merged first and honoured by every other merge; a purged
+// history is adopted, or (with Purge) force-pushed, never merged with the
+// old one.
 func Sync(ctx context.Context, repo *gitops.Repo, opts SyncOptions) (*SyncResult, error) {
 	if opts.Remote == "" {
 		opts.Remote = "origin"
@@ -121,11 +141,13 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	if progress == nil {
 		progress = func(string) {}
 	}
-	tracking, merged, err := fetchAndMerge(ctx, repo, remote, opts.Sessions, progress)
+	fm, err := fetchAndMerge(ctx, repo, remote, opts.Sessions, opts.Purge, progress)
 	if err != nil {
 		return err
 	}
+	tracking, merged := fm.tracking, fm.merged
 	res.Merged = append(res.Merged[:0], merged...)
+	res.PurgePending, res.Replaced = res.PurgePending[:0], res.Replaced[:0]
 	if opts.beforePush != nil {
 		opts.beforePush(attempt)
 	}
@@ -137,10 +159,23 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	for _, t := range tracking {
 		remoteTips[RefPrefix+strings.TrimPrefix(t.Name, TrackingPrefix(remote))] = t.Target
 	}
-	var specs []string
+	var specs, leases []string
 	res.Pushed, res.UpToDate = res.Pushed[:0], res.UpToDate[:0]
 	for _, l := range locals {
 		if l.Name == Sessions && !opts.Sessions {
+			continue
+		}
+		if old, stale := fm.stale[l.Name]; stale {
+			if !opts.Purge {
+				res.PurgePending = append(res.PurgePending, l.Name)
+				continue
+			}
+			// The one force-update: only this ref, only over the tip just
+			// fetched (a lease), and reported.
+			leases = append(leases, "--force-with-lease="+l.Name+":"+old)
+			specs = append(specs, "+"+l.Name+":"+l.Name)
+			res.Replaced = append(res.Replaced, ReplacedRef{Ref: l.Name, Old: old, New: l.Target})
+			progress("replacing " + remote + "'s " + l.Name + " " + old + " (history purged here) with " + l.Target)
 			continue
 		}
 		if remoteTips[l.Name] == l.Target {
@@ -155,7 +190,8 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 	progress("pushing gloss notes to " + remote + "…")
 	// --no-verify: this push is gloss's own and must not run the user's
 	// pre-push hook (nor gloss's, which would recurse).
-	args := append([]string{"push", "--porcelain", "--no-verify", remote}, specs...)
+	args := append(append([]string{"push", "--porcelain", "--no-verify"}, leases...), remote)
+	args = append(args, specs...)
 	out, err := repo.Git(ctx, args...)
 	if err != nil {
 		if rejected(string(out)) || rejected(errText(err)) {
@@ -164,24 +200,55 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 		return fmt.Errorf("push notes to %s: %w", remote, err)
 	}
 	for _, s := range specs {
-		name, _, _ := strings.Cut(s, ":")
+		name, _, _ := strings.Cut(strings.TrimPrefix(s, "+"), ":")
 		res.Pushed = append(res.Pushed, name)
+	}
+	if len(res.Replaced) > 0 {
+		ts, err := LoadTombstones(repo)
+		if err != nil {
+			return err
+		}
+		for _, r := range res.Replaced {
+			if _, _, err := dropOldHistory(ctx, repo, r.Ref, ts, ""); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
 // Fetch brings a remote's gloss notes into its tracking refs and merges
-// each into the local ref, line-wise, without pushing: the first half of
+// each into the local ref, three-way, without pushing: the first half of
 // Sync, for readers that need the team's records but write none (a CI
 // check), or that push later.
 func Fetch(ctx context.Context, repo *gitops.Repo, remote string) ([]MergeResult, error) {
-	_, merged, err := fetchAndMerge(ctx, repo, remote, false, func(string) {})
-	return merged, err
+	fm, err := fetchAndMerge(ctx, repo, remote, false, false, func(string) {})
+	if err != nil {
+		return nil, err
+	}
+	return fm.merged, nil
+}
+
+// fetched is what fetchAndMerge did.
+type fetched struct {
+	tracking []gitops.Ref
+	merged   []MergeResult
+	// stale maps a local ref purged here to the remote tip that still
+	// holds the old history: pushed only by sync --purge, with that lease.
+	stale map[string]string
 }
 
 // fetchAndMerge fetches the remote's notes into tracking refs and merges
-// them; it returns the tracking refs and the merges that changed a ref.
-func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, sessions bool, progress func(string)) ([]gitops.Ref, []MergeResult, error) {
+// them: the tombstones first, so that every other merge honours them, then
+// each notes ref, three-way. A ref whose history a purge replaced is never
+// merged with its old history: the clone behind adopts the purged one.
+func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, sessions, purge bool, progress func(string)) (*fetched, error) {
+	before := map[string]string{}
+	if refs, err := repo.ListRefs(TrackingPrefix(remote) + "*"); err == nil {
+		for _, r := range refs {
+			before[r.Name] = r.Target
+		}
+	}
 	progress("fetching gloss notes from " + remote + "…")
 	args := []string{"fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", remote, FetchRefspec(remote)}
 	if !sessions {
@@ -189,30 +256,239 @@ func fetchAndMerge(ctx context.Context, repo *gitops.Repo, remote string, sessio
 	}
 	if _, err := repo.Git(ctx, args...); err != nil {
 		if locked(errText(err)) {
-			return nil, nil, fmt.Errorf("fetch notes from %s: %w: %s", remote, errRefLocked, strings.TrimSpace(errText(err)))
+			return nil, fmt.Errorf("fetch notes from %s: %w: %s", remote, errRefLocked, strings.TrimSpace(errText(err)))
 		}
-		return nil, nil, fmt.Errorf("fetch notes from %s: %w", remote, err)
+		return nil, fmt.Errorf("fetch notes from %s: %w", remote, err)
 	}
 	tracking, err := repo.ListRefs(TrackingPrefix(remote) + "*")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	merged := []MergeResult{}
+	fm := &fetched{tracking: tracking, merged: []MergeResult{}, stale: map[string]string{}}
 	progress("merging…")
+	oldTomb, err := repo.RefTarget(ForgottenRef)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tracking {
+		if local := RefPrefix + strings.TrimPrefix(t.Name, TrackingPrefix(remote)); local == ForgottenRef {
+			m, err := MergeRef(ctx, repo, local, t.Name)
+			if err != nil {
+				return nil, fmt.Errorf("merge %s into %s: %w", t.Name, local, err)
+			}
+			if m.Action != "none" {
+				fm.merged = append(fm.merged, m)
+			}
+		}
+	}
+	ts, err := LoadTombstones(repo)
+	if err != nil {
+		return nil, err
+	}
+	newTombstones := ts.Tip != oldTomb
+	swept := map[string]bool{}
 	for _, t := range tracking {
 		local := RefPrefix + strings.TrimPrefix(t.Name, TrackingPrefix(remote))
-		if local == Sessions && !sessions {
+		if local == ForgottenRef || (local == Sessions && !sessions) {
 			continue
 		}
-		m, err := MergeRef(ctx, repo, local, t.Name)
+		m, err := mergeTracking(ctx, repo, local, t, before[t.Name], purge, ts, fm)
 		if err != nil {
-			return nil, nil, fmt.Errorf("merge %s into %s: %w", t.Name, local, err)
+			return nil, fmt.Errorf("merge %s into %s: %w", t.Name, local, err)
 		}
-		if m.Action != "none" {
-			merged = append(merged, m)
+		if m.Action == "purge-pending" {
+			fm.merged = append(fm.merged, m.MergeResult)
+			continue
+		}
+		// Sweep what either side changed since they last agreed (a record
+		// written back here by hand included), or everything when new
+		// tombstones arrived.
+		since := ""
+		if !newTombstones && m.before != "" {
+			if since, err = repo.MergeBase(m.before, t.Target); err != nil {
+				return nil, err
+			}
+		}
+		removed, err := sweep(ctx, repo, local, ts, since)
+		if err != nil {
+			return nil, err
+		}
+		swept[local] = true
+		for _, r := range removed {
+			m.Forgotten = append(m.Forgotten, r.ID)
+		}
+		if len(removed) > 0 {
+			m.Tip = mustTarget(repo, local)
+			if m.Action == "none" {
+				m.Action = "swept"
+			}
+		}
+		if m.Action != "none" || len(removed) > 0 {
+			fm.merged = append(fm.merged, m.MergeResult)
 		}
 	}
-	return tracking, merged, nil
+	if newTombstones {
+		// Tombstones this clone had not seen: refs the remote does not have
+		// may hold those records too.
+		refs, err := dataRefs(repo)
+		if err != nil {
+			return nil, err
+		}
+		for _, ref := range refs {
+			if swept[ref] {
+				continue
+			}
+			removed, err := sweep(ctx, repo, ref, ts, "")
+			if err != nil {
+				return nil, err
+			}
+			if len(removed) > 0 {
+				m := MergeResult{Ref: ref, From: ForgottenRef, Action: "swept", Tip: mustTarget(repo, ref)}
+				for _, r := range removed {
+					m.Forgotten = append(m.Forgotten, r.ID)
+				}
+				fm.merged = append(fm.merged, m)
+			}
+		}
+	}
+	return fm, nil
+}
+
+// trackingMerge is a MergeResult and the local tip before it.
+type trackingMerge struct {
+	MergeResult
+	before string
+}
+
+// mergeTracking merges one tracking ref into its local ref, minding
+// purges: when the remote holds a later purge than the local ref, the
+// local ref adopts the remote's history (its own records merged on top,
+// three-way against the history both had before the purge); when the local
+// ref holds a later purge than the remote, the remote's old history is
+// never merged: with purge its records are merged into a commit on the
+// local history and the ref is marked for the forced push, without it
+// the ref waits (purge-pending) and the tracking ref, which holds the old
+// text, is deleted again.
+func mergeTracking(ctx context.Context, repo *gitops.Repo, local string, t gitops.Ref, before string, purge bool, ts *Tombstones, fm *fetched) (trackingMerge, error) {
+	localTip, err := repo.RefTarget(local)
+	if err != nil {
+		return trackingMerge{}, err
+	}
+	out := trackingMerge{MergeResult: MergeResult{Ref: local, From: t.Name, Action: "none", Tip: localTip}, before: localTip}
+	gL, err := ts.generation(repo, local, localTip)
+	if err != nil {
+		return out, err
+	}
+	gR, err := ts.generation(repo, local, t.Target)
+	if err != nil {
+		return out, err
+	}
+	switch {
+	case localTip == "" || gL == gR:
+		m, err := MergeRef(ctx, repo, local, t.Name)
+		out.MergeResult = m
+		return out, err
+	case gR > gL:
+		p := ts.latestPurge(gR)
+		base := ""
+		for _, cand := range []string{p.Replaces, before} {
+			if cand != "" && repo.HasObject(cand) {
+				if base, err = repo.MergeBase(localTip, cand); err != nil {
+					return out, err
+				}
+				break
+			}
+		}
+		tip, n, conflicts, err := mergeContent(repo, local, localTip, base, t.Target, []string{t.Target}, ts, "gloss: adopt the purged history of "+local+" from "+t.Name)
+		if err != nil {
+			return out, err
+		}
+		out.Action, out.Tip, out.Notes, out.Conflicts = "adopted-purge", tip, n, conflicts
+		// The old history is unreachable from local now: drop what else holds it.
+		remote, _, _ := strings.Cut(strings.TrimPrefix(t.Name, "refs/notes/remotes/"), "/gloss/")
+		if _, _, err := dropOldHistory(ctx, repo, local, ts, remote); err != nil {
+			return out, err
+		}
+		return out, nil
+	default: // gL > gR: the remote still holds history purged here
+		fm.stale[local] = t.Target
+		if !purge {
+			out.Action = "purge-pending"
+			if err := repo.DeleteRef(t.Name, t.Target); err != nil {
+				return out, err
+			}
+			return out, nil
+		}
+		p := ts.latestPurge(gL)
+		base := ""
+		if p.Replaces != "" && repo.HasObject(p.Replaces) {
+			if base, err = repo.MergeBase(t.Target, p.Replaces); err != nil {
+				return out, err
+			}
+		}
+		tip, n, conflicts, err := mergeContent(repo, local, localTip, base, t.Target, []string{localTip}, ts, "gloss: merge the records of "+t.Name+" (old history left out)")
+		if err != nil {
+			return out, err
+		}
+		if tip != localTip {
+			out.Action = "merged"
+		}
+		out.Tip, out.Notes, out.Conflicts = tip, n, conflicts
+		return out, nil
+	}
+}
+
+// mergeContent merges the notes of theirTip into the local ref's (at
+// localTip) three-way against base, drops forgotten records, and commits
+// the result with exactly parents: the way to merge across a purge
+// without making the other side's history reachable.
+func mergeContent(repo *gitops.Repo, ref, localTip, base, theirTip string, parents []string, ts *Tombstones, msg string) (string, int, []MergeConflict, error) {
+	ours, err := repo.ReadNotes(ref)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	defer ours.Close()
+	if ours.Tip != localTip {
+		return "", 0, nil, gitops.ErrRefChanged
+	}
+	changes, conflicts, err := mergeTrees(repo, ref, base, ours, theirTip)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	entries, err := ours.List()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	final := map[string][]byte{}
+	for _, e := range entries {
+		if final[e.Object], err = repo.ReadBlob(e.Blob); err != nil {
+			return "", 0, nil, err
+		}
+	}
+	for _, c := range changes {
+		if c.Data == nil {
+			delete(final, c.Object)
+		} else {
+			final[c.Object] = c.Data
+		}
+	}
+	dropped, _ := ts.filter(ref, final)
+	all := map[string][]byte{}
+	for _, c := range changes {
+		all[c.Object] = c.Data
+	}
+	for _, c := range dropped {
+		all[c.Object] = c.Data
+	}
+	merged := make([]gitops.NoteChange, 0, len(all))
+	for obj, data := range all {
+		merged = append(merged, gitops.NoteChange{Object: obj, Data: data})
+	}
+	if len(merged) == 0 && len(parents) == 1 && parents[0] == localTip {
+		return localTip, 0, conflicts, nil // nothing new: no commit
+	}
+	tip, err := repo.ReplaceNotes(ours, merged, parents, msg)
+	return tip, len(merged), conflicts, err
 }
 
 // rejected recognises git's report of a push that lost a race: the remote

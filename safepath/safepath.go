@@ -23,16 +23,22 @@ var (
 	ErrEncoding = errors.New("path is not valid UTF-8")
 	ErrEscape   = errors.New("path leads outside the allowed directory")
 	ErrGitDir   = errors.New("path points into .git")
+	ErrTooLong  = fmt.Errorf("path is longer than %d bytes", MaxPath)
 )
 
+// MaxPath bounds a path's length, as PATH_MAX does on Linux: no file has a
+// longer name, and a 4 MiB "path" is refused before a single lstat.
+const MaxPath = 4096
+
 func refuse(p string, err error) error {
-	return &fault.Error{Kind: fault.Usage, Err: fmt.Errorf("%q: %w", p, err)}
+	return &fault.Error{Kind: fault.Usage, Err: fmt.Errorf("%s: %w", fault.Quoted(p), err)}
 }
 
 // Clean validates p against the directory root and returns it as a clean,
 // slash-separated path relative to root. p may be relative to root or an
 // absolute path inside it. Refused: empty paths, NUL bytes, invalid UTF-8,
-// ".." escapes, absolute paths outside root, and anything inside a .git
+// paths longer than MaxPath, ".." escapes, absolute paths outside root,
+// and anything inside a .git
 // directory. Clean is lexical (plus resolving root's own symlinks); open the
 // result through an os.Root to refuse symlink escapes as well.
 func Clean(root, p string) (string, error) {
@@ -43,6 +49,8 @@ func Clean(root, p string) (string, error) {
 		return "", refuse(p, ErrNUL)
 	case !utf8.ValidString(p):
 		return "", refuse(p, ErrEncoding)
+	case len(p) > MaxPath:
+		return "", refuse(p, ErrTooLong)
 	}
 	rel := filepath.ToSlash(p)
 	if filepath.IsAbs(p) {

@@ -354,8 +354,29 @@ func (t *Tree) lockPath(real string) string {
 // fs.ErrNotExist to errors.Is, so callers need not translate.
 type noSuchFile string
 
-func (p noSuchFile) Error() string        { return string(p) + ": no such file" }
+func (p noSuchFile) Error() string        { return fault.Quote(string(p)) + ": no such file" }
 func (p noSuchFile) Is(target error) bool { return target == fs.ErrNotExist }
+
+// RepoPath validates p as the name of a file in the repository's history
+// (the file a record is about), which need not exist in the working tree.
+// p is relative to the root (or absolute inside it). Refused as Resolve
+// refuses: what Clean refuses (".." escapes, a .git component), and, as
+// far as the working tree has its components, a symlink leading out of
+// the tree or into a git directory. It returns p clean, as commits name
+// it — not where its links lead.
+func (t *Tree) RepoPath(p string) (string, error) {
+	rel, err := Clean(t.dir, p)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." {
+		return "", refuse(p, ErrEmpty)
+	}
+	if _, err := t.Resolve(rel); err != nil {
+		return "", err
+	}
+	return rel, nil
+}
 
 // CreateFile writes a new file at p, creating its folders, and refuses
 // (fault.Conflict) when something is already there: for the templates

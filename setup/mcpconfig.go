@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
@@ -27,7 +28,11 @@ type MCPTarget struct {
 	Path   string `json:"path"`
 	Key    string `json:"key"` // "mcpServers" (Claude, Cursor) or "servers" (VS Code)
 	Global bool   `json:"global"`
-	root   string // the working tree the file belongs to; "" for a user's own file
+	// Toolsets, when not nil, are written as the server's --toolsets
+	// (empty: no --toolsets, the server follows the team's [mcp] toolsets
+	// or the repository's default). nil keeps what an existing entry has.
+	Toolsets []string `json:"toolsets,omitempty"`
+	root     string   // the working tree the file belongs to; "" for a user's own file
 }
 
 // TargetFor returns the configuration file of client: inside the repository
@@ -81,14 +86,38 @@ func vscodeUserDir(home string) string {
 }
 
 // serverEntry is what gloss registers: the binary itself, run as
-// `git-gloss mcp` in the client's working directory (the repository).
+// `git-gloss mcp [--toolsets LIST]` in the client's working directory (the
+// repository).
 func serverEntry(t MCPTarget) json.RawMessage {
-	entry := map[string]any{"command": "git-gloss", "args": []string{"mcp"}}
+	args := []string{"mcp"}
+	if len(t.Toolsets) > 0 {
+		args = append(args, "--toolsets", strings.Join(t.Toolsets, ","))
+	}
+	entry := map[string]any{"command": "git-gloss", "args": args}
 	if t.Client == "vscode" || t.Client == "claude" {
 		entry["type"] = "stdio"
 	}
 	raw, _ := json.Marshal(entry)
 	return raw
+}
+
+// entryToolsets returns the --toolsets list of an existing gloss entry.
+func entryToolsets(raw []byte) []string {
+	var e struct {
+		Args []string `json:"args"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return nil
+	}
+	for i, a := range e.Args {
+		if a == "--toolsets" && i+1 < len(e.Args) {
+			return strings.Split(e.Args[i+1], ",")
+		}
+		if v, ok := strings.CutPrefix(a, "--toolsets="); ok {
+			return strings.Split(v, ",")
+		}
+	}
+	return nil
 }
 
 // MCPChange reports what registering or unregistering did to one file.
@@ -113,6 +142,30 @@ func readTarget(t MCPTarget) ([]byte, error) {
 	}
 	defer tree.Close()
 	return tree.ReadFile(t.Path, 0)
+}
+
+// checkTarget reads and parses a client file without writing it, so that
+// init can decide before changing anything. unsafe is set when the file
+// cannot be read safely (the resolver refuses it: a link into .git or out
+// of the tree, a folder): init skips that client and says so. err is set
+// when the file is the user's and broken (not JSON): init refuses, before
+// any change.
+func checkTarget(t MCPTarget) (unsafe, err error) {
+	data, err := readTarget(t)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", t.Path, err), nil
+	}
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, fault.Usagef("refusing to rewrite %s: it is not valid JSON (%v); fix or move it, then run this again", t.Path, err)
+	}
+	if raw, ok := top.get(t.Key); ok && !isJSONObject(raw) {
+		return nil, fault.Usagef("refusing to rewrite %s: %q is not a JSON object", t.Path, t.Key)
+	}
+	return nil, nil
 }
 
 // registerServer merges gloss's entry into the target file, keeping every
@@ -186,6 +239,12 @@ func withServer(data []byte, t MCPTarget) (out []byte, action string, createdKey
 		return insertMember(data, servers, ServerName, want), "added", false, nil
 	}
 	g := servers.members[j]
+	if t.Toolsets == nil {
+		// Asked for nothing (init run again, mcp install without
+		// --toolsets): the toolsets the entry names stay.
+		t.Toolsets = entryToolsets(data[g.valStart:g.valEnd])
+		want = serverEntry(t)
+	}
 	if jsonEqual(data[g.valStart:g.valEnd], want) {
 		return data, "unchanged", false, nil
 	}

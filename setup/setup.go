@@ -77,11 +77,34 @@ type Result struct {
 	Instructions []InstructionsChange `json:"instructions"`
 	// Next are the commands worth running next, for people.
 	Next []string `json:"next"`
+	// Skipped lists the parts of the setup init left out because the
+	// repository's own files made them unsafe (a client file or the
+	// notebook reached through a link into .git or out of the tree); the
+	// rest is set up.
+	Skipped []Skipped `json:"skipped"`
+}
+
+// Skipped is a part of the setup left out, and why.
+type Skipped struct {
+	What   string `json:"what"`
+	Reason string `json:"reason"`
+}
+
+// SkipRefused records what as skipped when err is a refusal of the
+// repository's content (a usage error: the resolver refused a path, a
+// file is not what it must be) and reports whether it did; any other
+// error is for the caller to return.
+func (r *Result) SkipRefused(what string, err error) bool {
+	if fault.KindOf(err) != fault.Usage {
+		return false
+	}
+	r.Skipped = append(r.Skipped, Skipped{What: what, Reason: fault.Line(err.Error())})
+	return true
 }
 
 func newResult(schema string) *Result {
 	return &Result{Schema: schema, SetupVersion: SetupVersion, Hooks: []HookChange{}, Config: []ConfigChange{}, MCP: []MCPChange{},
-		Scaffolded: []string{}, Agents: []AgentChange{}, Instructions: []InstructionsChange{}, Next: []string{}}
+		Scaffolded: []string{}, Agents: []AgentChange{}, Instructions: []InstructionsChange{}, Next: []string{}, Skipped: []Skipped{}}
 }
 
 // manifest is what init added, kept in <git common dir>/gloss/install.json.
@@ -161,7 +184,42 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 		return nil, err
 	}
 	res := newResult("gloss-init/v1")
+	clients := opts.Clients
+	if len(clients) == 0 {
+		clients = []string{"claude"}
+	}
+	if opts.NoMCP {
+		clients = nil
+	}
+	// Client files are checked before anything changes: a broken one is
+	// refused now, not after the hooks are in; one the resolver refuses
+	// (the repository's own content made it unsafe) is skipped.
+	var register []string
+	for _, c := range clients {
+		t, err := TargetFor(c, repo.Root(), false)
+		if err != nil {
+			return nil, err
+		}
+		unsafe, err := checkTarget(t)
+		if err != nil {
+			return nil, err
+		}
+		if unsafe != nil {
+			res.SkipRefused("mcp "+c, fault.As(fault.Usage, unsafe))
+			continue
+		}
+		register = append(register, c)
+	}
 
+	// What is done is recorded even when a later step fails, so that
+	// uninstall can take it back.
+	saved := false
+	defer func() {
+		if !saved {
+			m.Version = SetupVersion
+			_ = m.save(repo)
+		}
+	}()
 	before := m.TeamHooks
 	hooks, err := installHooks(ctx, repo, m)
 	if err != nil {
@@ -205,18 +263,12 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 		return nil, err
 	}
 
-	if !opts.NoMCP {
-		clients := opts.Clients
-		if len(clients) == 0 {
-			clients = []string{"claude"}
+	for _, c := range register {
+		ch, err := installMCP(repo, m, c, false, nil)
+		if err != nil {
+			return nil, err
 		}
-		for _, c := range clients {
-			ch, err := installMCP(repo, m, c, false)
-			if err != nil {
-				return nil, err
-			}
-			res.MCP = append(res.MCP, ch)
-		}
+		res.MCP = append(res.MCP, ch)
 	}
 	if opts.Agents != nil {
 		if err := installAgents(repo, m, AgentOptions{Agents: opts.Agents}, res); err != nil {
@@ -230,6 +282,7 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 	}
 	res.Next = append(res.Next, "git gloss status           # what gloss knows about this repository")
 	m.Version = SetupVersion
+	saved = true
 	if err := m.save(repo); err != nil {
 		return nil, err
 	}
@@ -332,11 +385,18 @@ func ensureConfig(ctx context.Context, repo *gitops.Repo, key, value string) (Co
 // InstallMCP registers gloss with one MCP client, in the repository or in
 // the user's global configuration.
 func InstallMCP(ctx context.Context, repo *gitops.Repo, client string, global bool) (*Result, error) {
+	return RegisterMCP(ctx, repo, client, global, nil)
+}
+
+// RegisterMCP is InstallMCP that also sets the server's toolsets: nil
+// keeps what an existing entry has, an empty list removes them (the server
+// then follows the team's [mcp] toolsets or the repository's default).
+func RegisterMCP(ctx context.Context, repo *gitops.Repo, client string, global bool, toolsets []string) (*Result, error) {
 	m, err := loadManifest(repo)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := installMCP(repo, m, client, global)
+	ch, err := installMCP(repo, m, client, global, toolsets)
 	if err != nil {
 		return nil, err
 	}
@@ -348,11 +408,12 @@ func InstallMCP(ctx context.Context, repo *gitops.Repo, client string, global bo
 	return res, nil
 }
 
-func installMCP(repo *gitops.Repo, m *manifest, client string, global bool) (MCPChange, error) {
+func installMCP(repo *gitops.Repo, m *manifest, client string, global bool, toolsets []string) (MCPChange, error) {
 	t, err := TargetFor(client, repo.Root(), global)
 	if err != nil {
 		return MCPChange{}, err
 	}
+	t.Toolsets = toolsets
 	ch, err := registerServer(t)
 	if err != nil {
 		return ch, err

@@ -133,6 +133,13 @@ func TestInitRefusesUnparseableMCPConfig(t *testing.T) {
 	if fx.Read(".mcp.json") != broken {
 		t.Error("broken .mcp.json was modified")
 	}
+	// Refused before changing anything: no hook, no config.
+	if setup.IsShim(fx.Path(".git/hooks/post-commit")) {
+		t.Error("init installed hooks before refusing the broken .mcp.json")
+	}
+	if cfg, _ := fx.GitErr("config", "--get-all", "notes.displayRef"); strings.Contains(cfg, "gloss") {
+		t.Error("init set config before refusing the broken .mcp.json")
+	}
 	// --no-mcp still works, and hooks get installed.
 	fx.MustGloss("init", "--no-mcp")
 	if !setup.IsShim(fx.Path(".git/hooks/post-commit")) {

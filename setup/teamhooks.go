@@ -52,7 +52,15 @@ func inWorkTree(repo *gitops.Repo, dir string) bool {
 			return false
 		}
 	}
-	return within(root, dir)
+	// A folder named inside the tree is the team's even when a committed
+	// link takes it out of the tree: gloss must not write through it.
+	return within(root, dir) || lexicallyWithin(root, dir)
+}
+
+// lexicallyWithin is within without resolving links in p.
+func lexicallyWithin(parent, p string) bool {
+	rel, err := filepath.Rel(filepath.Clean(parent), filepath.Clean(p))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func within(parent, p string) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 )
 
@@ -30,6 +31,7 @@ func (s *Store) record(ctx context.Context, id, transition string, paths ...stri
 		s.rollback()
 		return fmt.Errorf("stage %s: %w", strings.Join(paths, " "), err)
 	}
+	fault.Point("tasks:staged")
 	subject := fmt.Sprintf("gloss(task): %s %s", id, transition)
 	trailers := fmt.Sprintf("Task-Id: %s\nTask-Transition: %s", id, transition)
 	args = append([]string{"commit", "--quiet", "--no-verify", "--only", "-m", subject, "-m", trailers, "--"}, paths...)
@@ -44,6 +46,7 @@ func (s *Store) record(ctx context.Context, id, transition string, paths ...stri
 		_, _ = s.repo.Git(ctx, append([]string{"reset", "--quiet", "--"}, paths...)...)
 		return fmt.Errorf("commit the change to %s: %w", id, err)
 	}
+	fault.Point("tasks:committed")
 	s.committed()
 	return nil
 }

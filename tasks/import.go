@@ -29,6 +29,7 @@ type ImportResult struct {
 	Kept     []string `json:"kept"`     // files kept verbatim under .gloss/imported
 	Same     []string `json:"same"`     // already there with the same bytes: skipped
 	Conflict []string `json:"conflict"` // already there with other bytes: left alone
+	Skipped  []string `json:"skipped"`  // symbolic links to folders in the source: not followed
 	Fixed    []string `json:"fixed"`    // tasks whose stored status was a computed one (blocked, ready): set to pending
 	Hints    []string `json:"hints"`
 	Commit   bool     `json:"committed"`
@@ -62,7 +63,7 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 	}
 	defer unlock()
 	res := &ImportResult{Schema: schemaTag, From: src, Tasks: []string{}, Archived: []string{}, Logs: []string{}, Kept: []string{},
-		Same: []string{}, Conflict: []string{}, Fixed: []string{}, Hints: []string{}}
+		Same: []string{}, Conflict: []string{}, Skipped: []string{}, Fixed: []string{}, Hints: []string{}}
 	var written []string
 	put := func(dst string, data []byte, list *[]string) error {
 		old, err := s.tree.ReadFile(dst, 0)
@@ -86,7 +87,7 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 		written = append(written, dst)
 		return nil
 	}
-	specs, err := s.chantFiles(path.Join(src, "specs"), ".md")
+	specs, err := s.chantFiles(path.Join(src, "specs"), ".md", &res.Skipped)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 			return nil, err
 		}
 	}
-	archived, err := s.chantFiles(path.Join(src, "archive"), ".md")
+	archived, err := s.chantFiles(path.Join(src, "archive"), ".md", &res.Skipped)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 		return nil, err
 	}
 	kept := []string{"config.md"}
-	prompts, err := s.chantFiles(path.Join(src, "prompts"), ".md")
+	prompts, err := s.chantFiles(path.Join(src, "prompts"), ".md", &res.Skipped)
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +143,9 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 			return nil, err
 		}
 	}
+	if len(res.Skipped) > 0 {
+		res.Hints = append(res.Hints, fmt.Sprintf("%d symbolic link(s) to folders in %s were not followed: copy what they hold into %s by hand if you want it", len(res.Skipped), src, src))
+	}
 	if len(res.Conflict) > 0 {
 		res.Hints = append(res.Hints, fmt.Sprintf("%d file(s) already in gloss differ from Chant's and were left alone: compare them by hand", len(res.Conflict)))
 	}
@@ -160,7 +164,12 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 
 // chantFiles lists the files with ext below dir (recursively, hidden files
 // and folders aside), relative to dir and sorted; none when dir is absent.
-func (s *Store) chantFiles(dir, ext string) ([]string, error) {
+// A symbolic link to a folder is not followed (it could lead into .git or
+// out of the repository): it goes to skipped, so the answer says so. A
+// link named like a file is listed, and reading it goes through the
+// resolver, which refuses the whole import if it leads anywhere it must
+// not.
+func (s *Store) chantFiles(dir, ext string, skipped *[]string) ([]string, error) {
 	var out []string
 	err := fs.WalkDir(s.root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -172,6 +181,12 @@ func (s *Store) chantFiles(dir, ext string) ([]string, error) {
 		if strings.HasPrefix(d.Name(), ".") && p != dir {
 			if d.IsDir() {
 				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 && !strings.HasSuffix(d.Name(), ext) {
+			if st, err := s.root.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+				*skipped = append(*skipped, p)
 			}
 			return nil
 		}
@@ -187,7 +202,7 @@ func (s *Store) chantFiles(dir, ext string) ([]string, error) {
 // importChantLogs gathers each task's logs (Chant keeps later runs in
 // <id>.N.log) into the one log gloss keeps per task, runs in order.
 func (s *Store) importChantLogs(src string, put func(string, []byte, *[]string) error, res *ImportResult) error {
-	names, err := s.chantFiles(path.Join(src, "logs"), ".log")
+	names, err := s.chantFiles(path.Join(src, "logs"), ".log", &res.Skipped)
 	if err != nil {
 		return err
 	}

@@ -611,6 +611,9 @@ func (s *Store) Archive(ctx context.Context, id string) (*Message, error) {
 	if err := s.root.MkdirAll(ArchiveDir, 0o755); err != nil {
 		return nil, err
 	}
+	if err := s.journalFiles(old, t.Path); err != nil {
+		return nil, err
+	}
 	if err := s.root.Rename(old, t.Path); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 )
@@ -328,6 +329,30 @@ The task file is %[3]s. Do the work it describes.
 	return atomicfile.Write(filepath.Join(d, "prompt.md"), []byte(prompt+"\n"), 0o644)
 }
 
+// agentIdentity names the agent a run command starts and, when the command
+// says, its model: "claude -p --model opus" is claude with opus. The name
+// is the program's base name; a command starting with environment
+// assignments or env skips them.
+func agentIdentity(command string) (name, model string) {
+	fields := strings.Fields(command)
+	i := 0
+	for i < len(fields) && (strings.Contains(fields[i], "=") || fields[i] == "env") {
+		i++
+	}
+	if i < len(fields) {
+		name = path.Base(fields[i])
+	}
+	for j := i + 1; j < len(fields); j++ {
+		switch f := fields[j]; {
+		case (f == "--model" || f == "-m") && j+1 < len(fields):
+			model = fields[j+1]
+		case strings.HasPrefix(f, "--model="):
+			model = strings.TrimPrefix(f, "--model=")
+		}
+	}
+	return name, model
+}
+
 // Supervise runs the agent of a started task and settles the run when it ends.
 // It is the body of the hidden `git gloss task supervise` command.
 func (s *Store) Supervise(ctx context.Context, id string) error {
@@ -361,12 +386,13 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 
 	cmd := exec.Command("sh", "-c", run.Command+` "$GLOSS_TASK_PROMPT"`)
 	cmd.Dir = run.Worktree
+	name, model := agentIdentity(run.Command)
 	cmd.Env = append(os.Environ(),
 		"GLOSS_TASK_ID="+id, "GLOSS_TASK_FILE="+path.Join(Dir, id+".md"), "GLOSS_TASK_PROMPT="+string(prompt),
 		"GLOSS_WORKTREE="+run.Worktree, "GLOSS_BRANCH="+run.Branch,
-		// The commits the agent makes are attributed to it (package
-		// attribution reads GLOSS_AGENT in the post-commit hook).
-		"GLOSS_AGENT="+agentName(run.Command), "GLOSS_SESSION="+id)
+		// The agent's commits are recorded as its own: annotate and
+		// attribution read these in the post-commit hook.
+		annotate.EnvAgent+"="+name, annotate.EnvAgentModel+"="+model, "GLOSS_SESSION="+id)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -541,13 +567,4 @@ func (s *Store) Log(id string, lines, offset int, since string) (*LogResult, err
 	res.LineCount = len(kept)
 	res.Content = strings.Join(kept, "\n")
 	return res, nil
-}
-
-// agentName is the program an agent command runs ("claude -p" is claude).
-func agentName(command string) string {
-	f := strings.Fields(command)
-	if len(f) == 0 {
-		return "agent"
-	}
-	return path.Base(f[0])
 }

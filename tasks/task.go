@@ -93,10 +93,10 @@ type Store struct {
 
 	// The write lock: held (re-entrantly) by every change to task files,
 	// from the read that decides it to the commit that records it.
-	mu       sync.Mutex
-	depth    int
-	unlockFn func()
-	undo     map[string][]byte // bytes of the files saved under the lock, nil for new files
+	mu    sync.Mutex
+	depth int
+	lock  *os.File          // the held lock file, which also keeps the write journal
+	undo  map[string][]byte // bytes of the files saved under the lock, nil for new files
 }
 
 // Open reads the settings and opens the tasks folder of a repository.

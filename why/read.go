@@ -166,6 +166,10 @@ func openFile(repo *gitops.Repo, p, rev string) (*file, error) {
 	return f, nil
 }
 
+// maxAnchor bounds an anchor's (and a revision's) length: no name of a
+// function or a ref comes near it.
+const maxAnchor = 1024
+
 // Read answers a query.
 func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) {
 	res, _, _, err := read(ctx, repo, q)
@@ -183,6 +187,11 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 	}
 	if q.Lines != nil && (q.Lines.Start < 1 || q.Lines.End < q.Lines.Start) {
 		return nil, nil, nil, fault.Usagef("invalid line range %d:%d", q.Lines.Start, q.Lines.End)
+	}
+	// The answer repeats the query: a huge anchor or revision would come
+	// back whole, more than once.
+	if len(q.Anchor) > maxAnchor || len(q.Rev) > maxAnchor {
+		return nil, nil, nil, fault.Usagef("an anchor or a revision is at most %d bytes", maxAnchor)
 	}
 	f, err := openFile(repo, q.Path, q.Rev)
 	if err != nil {

@@ -192,6 +192,7 @@ func op(v string) map[string]any {
 // A committed symlink gitlink -> .git. Patching, reading or logging
 // anything through it is refused, through both doors.
 func TestSymlinkIntoGitDir(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, nil, map[string]string{"gitlink": ".git"})
 	r := w.repo
 
@@ -239,6 +240,7 @@ func TestSymlinkIntoGitDir(t *testing.T) {
 // A transcript that is a link into .git: a patch, even a rejected one,
 // would append JSON to .git/config and break every git command.
 func TestTranscriptLinkIntoGitDir(t *testing.T) {
+	t.Parallel()
 	doc := "# Doc\n\n::claim{id=\"c1\"}\nText.\n::\n"
 	w := newWorld(t, map[string]string{"docs/z.noma": doc}, map[string]string{"docs/z.noma.patches": "../.git/config"})
 	ok := `{"op":"update_attribute","id":"c1","key":"confidence","value":0.5}`
@@ -269,6 +271,7 @@ func TestTranscriptLinkIntoGitDir(t *testing.T) {
 // Committed config can name any folder: the notebook, the tasks and the
 // snapshot must still never land in .git.
 func TestCommittedConfigPointsIntoGitDir(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, map[string]string{
 		".gloss/config.toml": "[notebook]\npath = \"gitlink/gloss\"\n",
 	}, map[string]string{
@@ -287,6 +290,7 @@ func TestCommittedConfigPointsIntoGitDir(t *testing.T) {
 // A task folder that is a link into .git would turn `task add` into a new
 // branch ref.
 func TestTaskFolderLinkIntoGitDir(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, nil, map[string]string{".gloss/tasks": "../.git/refs/heads"})
 	w.cli("task add", "task", "add", "pwn")
 	w.tool("task_add", "task_add", map[string]any{"description": "pwn"})
@@ -297,6 +301,7 @@ func TestTaskFolderLinkIntoGitDir(t *testing.T) {
 // A fresh clone of a hostile repository: init must not scaffold the
 // notebook into .git nor write .mcp.json through a link into it.
 func TestInitInHostileClone(t *testing.T) {
+	t.Parallel()
 	src := fixtures.NewRepo(t)
 	src.Commit("base", map[string]string{
 		"README.md":          "# demo\n",
@@ -325,10 +330,101 @@ func TestInitInHostileClone(t *testing.T) {
 	}
 }
 
+// In a clone whose own files make part of the setup unsafe, init sets up
+// the rest, says what it skipped and exits 0 — never an error after half
+// the setup — and uninstall then takes back everything it did. Each case
+// is a clone of its own: a client file linked into .git or a directory,
+// .gloss linked into .git or out of the repository, the notebook folder
+// linked into .git, a team hooks folder (core.hooksPath) linked out of the
+// repository.
+func TestInitSkipsWhatIsUnsafeAndFinishesTheRest(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	cases := []struct {
+		name    string
+		links   map[string]string
+		files   map[string]string
+		hooks   string // core.hooksPath to set in the clone
+		skipped string
+	}{
+		{name: "mcp into .git", links: map[string]string{".mcp.json": ".git/hooks/pre-commit"}, skipped: "mcp claude"},
+		{name: "mcp is a folder", files: map[string]string{".mcp.json/x": ""}, skipped: "mcp claude"},
+		{name: ".gloss into .git", links: map[string]string{".gloss": ".git"}, skipped: "notebook"},
+		{name: ".gloss outside", links: map[string]string{".gloss": outside}, skipped: "notebook"},
+		{name: "notebook into .git", links: map[string]string{".gloss/notebook": "../.git/refs/heads"}, skipped: "notebook"},
+		{name: "hooks outside", links: map[string]string{".githooks": outside}, hooks: ".githooks"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := fixtures.NewRepo(t)
+			src.Commit("base", map[string]string{"README.md": "# demo\n"})
+			for p, c := range tc.files {
+				src.Write(p, c)
+			}
+			for link, target := range tc.links {
+				if err := os.MkdirAll(filepath.Dir(src.Path(link)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, src.Path(link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src.Git("add", "-A")
+			src.Git("commit", "-qm", "hostile")
+			bare := fixtures.NewBare(t)
+			src.Git("push", "-q", bare, "main")
+			c := fixtures.Clone(t, bare)
+			if tc.hooks != "" {
+				c.Git("config", "core.hooksPath", tc.hooks)
+			}
+			heads := snapshot(t, c.Path(".git/refs/heads"))
+			outSum := snapshot(t, outside)
+			out, err := c.Gloss("init", "--json")
+			if err != nil {
+				t.Fatalf("init failed after changing things: %v\n%s", err, out)
+			}
+			var res struct {
+				Hooks   []struct{ Action string }
+				Skipped []struct{ What, Reason string }
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if len(res.Hooks) == 0 {
+				t.Errorf("the hooks were not set up: %s", out)
+			}
+			if tc.skipped != "" && (len(res.Skipped) != 1 || res.Skipped[0].What != tc.skipped || res.Skipped[0].Reason == "") {
+				t.Errorf("skipped %+v, want %s with its reason", res.Skipped, tc.skipped)
+			}
+			if got := snapshot(t, c.Path(".git/refs/heads")); got != heads {
+				t.Errorf("init wrote into .git/refs/heads: %v", diffLines(heads, got))
+			}
+			if got := snapshot(t, outside); got != outSum {
+				t.Errorf("init wrote outside the repository: %v", diffLines(outSum, got))
+			}
+			if data, err := os.ReadFile(c.Path(".git/hooks/pre-commit")); err == nil && strings.Contains(string(data), "mcpServers") {
+				t.Errorf("init wrote .mcp.json through a link into .git/hooks/pre-commit")
+			}
+			// What init did, uninstall takes back: it was all recorded.
+			c.MustGloss("uninstall")
+			if cfg, _ := c.GitErr("config", "--get-regexp", "gloss|notes\\.(rewriteRef|displayRef)|core\\.hookspath"); strings.Contains(cfg, "refs/notes/gloss") || strings.Contains(cfg, ".git/gloss/hooks") {
+				t.Errorf("config left after uninstall:\n%s", cfg)
+			}
+			for _, h := range []string{"post-commit", "pre-push"} {
+				if data, err := os.ReadFile(c.Path(".git/hooks/" + h)); err == nil && strings.Contains(string(data), "gloss") {
+					t.Errorf("hook %s left after uninstall", h)
+				}
+			}
+		})
+	}
+}
+
 // A symlinked task file is listed with a problem, like a file whose
 // frontmatter does not parse, and never stops the other task commands;
 // a note name with a NUL byte is refused, not rewritten.
 func TestOddFilesAndNamesAreReportedNotFatal(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, map[string]string{"elsewhere.md": "---\nstatus: pending\n---\n# Linked\n"},
 		map[string]string{".gloss/tasks/2026-01-01-001-abc.md": "../../elsewhere.md"})
 	r := w.repo
