@@ -10,15 +10,28 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/gloss-dev/gloss/buildinfo.Version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all deps build demo test lint bench githooks clean dist install
+.PHONY: all deps build web-assets demo test lint bench githooks clean dist install
 
 all: build
 
 deps:
 	@./scripts/deps.sh
 
-build: deps githooks
+build: deps githooks web-assets
 	go build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/git-gloss
+
+# JavaScript for git gloss serve comes from the npm registry through
+# web/js/package-lock.json, never copied into the repository: mermaid is
+# built into the embedded assets here (a binary built without it shows
+# diagrams as source); axe-core stays in node_modules for the browser test.
+WEB_VENDOR := web/assets/vendor/mermaid.min.js
+web-assets: $(WEB_VENDOR)
+$(WEB_VENDOR): web/js/package-lock.json
+	@if (cd web/js && npm ci --no-audit --no-fund --silent); then \
+		cp web/js/node_modules/mermaid/dist/mermaid.min.js $@; \
+	else \
+		echo "web-assets: npm ci failed; building without mermaid (serve shows diagrams as source)" >&2; \
+	fi
 
 # The main job: a real repository, gloss set up, hooked commits, reads
 # through the CLI and through MCP.
@@ -42,6 +55,7 @@ DIST_ARCHIVE = $(CURDIR)/dist/git-gloss_$(VERSION)_linux_$(shell go env GOARCH).
 
 test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
+	cd web/js && npm ci --no-audit --no-fund --silent
 	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
