@@ -122,11 +122,11 @@ func registerTasks(r *registry) {
 		withTasks(func(_ context.Context, s *tasks.Store, in taskID) (any, error) { return s.Verify(in.ID) }))
 	addTool(r, toolDef{Name: "task_update", Mutates: true, Description: "Change a task: status (through the state machine unless force), output (appended under ## Output, or replacing the body), depends_on (cycles refused), labels, target_files, model. Commits the change."},
 		withTasks(func(ctx context.Context, s *tasks.Store, in tasks.UpdateInput) (any, error) { return s.Update(ctx, in) }))
-	addTool(r, toolDef{Name: "task_approve", Mutates: true, Description: "Approve a task whose approval is required (Chant's approve): records who and when, and the task can become ready. Commits it."},
+	addTool(r, toolDef{Name: "task_approve", Mutates: true, Description: "Approve a task awaiting approval (Chant's approve); commits who and when."},
 		withTasks(func(ctx context.Context, s *tasks.Store, in tasks.ApproveInput) (any, error) {
 			return s.Approve(ctx, in)
 		}))
-	addTool(r, toolDef{Name: "task_reject", Mutates: true, Description: "Reject a task's approval (Chant's reject) with a reason: it stays blocked until approved. Commits it."},
+	addTool(r, toolDef{Name: "task_reject", Mutates: true, Description: "Reject a task's approval (Chant's reject); it stays blocked."},
 		withTasks(func(ctx context.Context, s *tasks.Store, in tasks.RejectInput) (any, error) { return s.Reject(ctx, in) }))
 	addTool(r, toolDef{Name: "task_add", Mutates: true, Description: "Create a task from a description (a long one is split into title and body), with optional criteria and dependencies; returns its id and lint grades. Commits it."},
 		withTasks(func(ctx context.Context, s *tasks.Store, in tasks.AddInput) (any, error) { return s.Add(ctx, in) }))

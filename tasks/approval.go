@@ -78,15 +78,15 @@ func (a *Approval) gate() string {
 
 // ApproveInput is task_approve's input (Chant: `chant approve <id> --by`).
 type ApproveInput struct {
-	ID string `json:"id" jsonschema:"task id, or an unambiguous part of it"`
-	By string `json:"by,omitempty" jsonschema:"who approves (default: git config user.name)"`
+	ID string `json:"id"`
+	By string `json:"by,omitempty" jsonschema:"default: git user.name"`
 }
 
 // RejectInput is task_reject's input (Chant: `chant reject <id> --by --reason`).
 type RejectInput struct {
-	ID     string `json:"id" jsonschema:"task id, or an unambiguous part of it"`
-	By     string `json:"by,omitempty" jsonschema:"who rejects (default: git config user.name)"`
-	Reason string `json:"reason,omitempty" jsonschema:"why: recorded under ## Approval Discussion"`
+	ID     string `json:"id"`
+	By     string `json:"by,omitempty" jsonschema:"default: git user.name"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // Approve grants a task's approval as `chant approve` does: status

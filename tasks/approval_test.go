@@ -123,3 +123,33 @@ func TestChantApprovalGates(t *testing.T) {
 		t.Fatalf("second approval: %s", out)
 	}
 }
+
+// Lint checks an approval as Chant's validate_approval_schema does
+// (https://github.com/lex00/chant/blob/ec4a403/src/cmd/spec/lint.rs).
+func TestLintApprovalLikeChant(t *testing.T) {
+	e := newEnv(t)
+	e.fx.Commit("tasks", map[string]string{
+		".gloss/tasks/a-1.md": "---\napproval:\n  required: true\n  status: approved\n---\n# A\n",
+		".gloss/tasks/b-1.md": "---\napproval:\n  required: true\n  status: pending\n  by: bob\n---\n# B\n",
+		".gloss/tasks/c-1.md": "---\napproval:\n  required: true\n  status: rejected\n  by: bob\n  at: 2026-02-01T14:45:12Z\n---\n# C\n",
+	})
+	rep, err := e.s.Lint("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range rep.Results {
+		for _, d := range r.Diagnostics {
+			if d.Rule == "approval" {
+				got[r.ID] = append(got[r.ID], d.Message)
+			}
+		}
+	}
+	want := map[string][]string{
+		"a-1": {"Approval status is Approved but 'by' field is missing", "Approval status is Approved but 'at' timestamp is missing"},
+		"b-1": {"Approval has 'by' field set but status is still 'pending'"},
+	}
+	if len(got) != len(want) || !slices.Equal(got["a-1"], want["a-1"]) || !slices.Equal(got["b-1"], want["b-1"]) {
+		t.Fatalf("approval findings %q, want %q", got, want)
+	}
+}

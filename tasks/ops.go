@@ -323,7 +323,7 @@ func (s *Store) Search(query, status string, limit int) (*SearchResult, error) {
 // LintReport is task_lint's answer.
 type LintReport struct {
 	Schema  string       `json:"$schema"`
-	Checked int          `json:"tasks_checked"`
+	Checked int          `json:"specs_checked" jsonschema:"named as in Chant's replies"`
 	Red     int          `json:"red"`
 	Yellow  int          `json:"yellow"`
 	Green   int          `json:"green"`

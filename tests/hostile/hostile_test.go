@@ -105,7 +105,7 @@ func newWorld(t *testing.T, files map[string]string, links map[string]string) *w
 	r.Commit("base", map[string]string{"README.md": "# demo\n"})
 	r.MustGloss("init")
 	r.Git("add", "-A")
-	r.Git("commit", "-qm", "gloss init")
+	r.Git("commit", "-q", "--allow-empty", "-m", "gloss init")
 	for p, c := range files {
 		r.Write(p, c)
 	}
