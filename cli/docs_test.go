@@ -276,3 +276,22 @@ func headingSlugs(text string) []string {
 	}
 	return slugs
 }
+
+// TestReadmeBudget keeps the README a page for users: at most 300 lines,
+// the rest in docs/, and the two contributor commands still named.
+func TestReadmeBudget(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if n := strings.Count(text, "\n"); n > 300 {
+		t.Errorf("README.md has %d lines; the budget is 300 (move the rest to docs/)", n)
+	}
+	for _, must := range []string{"make demo", "make test"} {
+		if !strings.Contains(text, must) {
+			t.Errorf("README.md no longer names %q", must)
+		}
+	}
+}
