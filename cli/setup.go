@@ -174,6 +174,9 @@ func (c *InitCmd) Run(g *Globals) error {
 	if err := setup.RecordScaffold(repo, nb.Rel, created); err != nil {
 		return err
 	}
+	if note := buildGraphAtInit(g, repo); note != "" && !g.JSON {
+		fmt.Fprintln(g.stderr, "gloss: "+note)
+	}
 	return g.emit(res, func(s *styler) { printSetupResult(s, res, "gloss is set up") })
 }
 

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
@@ -45,6 +46,9 @@ type Invocation struct {
 	// Config holds the personal gloss.* git config, read once per hook
 	// (keys lowercased, as git prints them).
 	Config map[string]string
+
+	deferOnce sync.Once
+	deferIt   bool
 }
 
 // Handler does one hook's work. An error fails nothing unless it is a
@@ -269,6 +273,9 @@ func ParseRewriteInput(in []byte) ([]Rewrite, error) {
 // updateBlameCache keeps blames of the files the new commit changed warm,
 // so that reading annotations stays cheaper than git blame.
 func updateBlameCache(ctx context.Context, inv *Invocation) error {
+	if inv.deferred() {
+		return nil // the worker does it
+	}
 	head, err := inv.Repo.Head()
 	if err != nil || head == "" {
 		return err
@@ -337,9 +344,21 @@ func carryAnnotations(ctx context.Context, inv *Invocation) error {
 	return annotate.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs, inv.annotator())
 }
 
-// annotateCommit records the new commit's annotations.
+// annotateCommit records the new commit's annotations: at once, or, when
+// the hook defers (deferred.go), in a detached worker after deciding at
+// once what belongs to the commit.
 func annotateCommit(ctx context.Context, inv *Invocation) error {
-	return annotate.PostCommit(ctx, inv.Repo, inv.annotator())
+	job, err := annotate.PreparePostCommit(inv.Repo, inv.annotator())
+	if inv.deferred() {
+		return errors.Join(err, deferJob(ctx, inv, job))
+	}
+	if job != nil {
+		err = errors.Join(err, annotate.RunJob(ctx, inv.Repo, job))
+	}
+	if len(annotate.Queued(inv.Repo)) > 0 { // left by a worker that died
+		err = errors.Join(err, startWorker(ctx, inv.Repo))
+	}
+	return err
 }
 
 // noteSquash remembers the commits of a squash merge for post-commit.
