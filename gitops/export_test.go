@@ -30,3 +30,8 @@ func (r *Repo) BuildFileHistory(ctx context.Context, key, path string, limit int
 	clear(fileLogs.m)
 	return r.buildHistory(ctx, key, path, limit, members)
 }
+
+// RenamesUncached is Renames without its cache.
+func (r *Repo) RenamesUncached(ctx context.Context, rev string) (map[string]string, error) {
+	return r.renamesIn(ctx, rev)
+}

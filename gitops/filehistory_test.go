@@ -2,6 +2,7 @@ package gitops_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,8 @@ import (
 // uses (FileLog, and the ancestry of FileHistory) against libgit2's plain
 // walk (Log, IsAncestor) for every file at every commit of a history of
 // renames and merges, without the blame graph, with it, with commits newer
-// than the graph, and after its refresh.
+// than the graph, and after its refresh; and the cached, incremental
+// Renames against git's log of the whole history.
 func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -27,9 +29,12 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 		t.Helper()
 		all := strings.Fields(fx.Git("rev-list", "--all"))
 		for _, rev := range all {
-			paths := append(strings.Fields(fx.Git("ls-tree", "-r", "--name-only", rev)), "lib", "a.go", "moved1.go")
-			for _, p := range paths {
-				for _, limit := range []int{0, 3} {
+			for _, p := range []string{"a.go", "b.go", "c.go", "lib/c.go", "lib/b.go", "moved1.go", "lib"} {
+				limits := []int{0}
+				if rev == all[0] {
+					limits = append(limits, 3)
+				}
+				for _, limit := range limits {
 					want, err := repo.Log(rev, gitops.LogOptions{Path: p, Limit: limit})
 					if err != nil {
 						t.Fatal(err)
@@ -46,6 +51,13 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 						t.Fatalf("%s: FileLog(%.8s, %s, %d) = %.8v, want %.8v", phase, rev, p, limit, got, ids)
 					}
 				}
+			}
+			renames, err := repo.Renames(ctx, rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, err := repo.RenamesUncached(ctx, rev); err != nil || !maps.Equal(renames, want) {
+				t.Fatalf("%s: Renames(%.8s) = %v, want %v (%v)", phase, rev, renames, want, err)
 			}
 			h, err := repo.BuildFileHistory(ctx, rev, "b.go", 5, all)
 			if err != nil {
