@@ -20,10 +20,6 @@ import (
 // cache-graph` builds it, and init, when its stderr is a terminal, shows
 // git's progress until it is done (Ctrl-C stops watching, not the build).
 
-// graphForegroundBytes is the largest object store whose graph init
-// builds in the foreground.
-const graphForegroundBytes = 64 << 20
-
 // CacheGraphCmd is the hidden `git gloss cache-graph`: build or refresh
 // the blame graph, at low priority, single-flight.
 type CacheGraphCmd struct {
@@ -54,7 +50,7 @@ func buildGraphAtInit(g *Globals, repo *gitops.Repo) string {
 	if repo.HasBlameGraph() {
 		return ""
 	}
-	if repo.ObjectStoreBytes() <= graphForegroundBytes || testing.Testing() {
+	if !repo.LargeRepository() || testing.Testing() {
 		_ = repo.RefreshBlameGraph(g.ctx) // a cache: reads work without it
 		return ""
 	}

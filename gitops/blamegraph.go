@@ -206,6 +206,17 @@ func (r *Repo) HasBlameGraph() bool { return hasGraph(r.blameGraphPath()) }
 // to w (a terminal).
 func (r *Repo) ShowGraphProgress(w io.Writer) { r.graphProgress = w }
 
+// largeRepositoryBytes is the size of packs from which a repository is
+// large: where gloss leaves work that grows with history to background
+// processes (the blame graph's first build, the post-commit annotation,
+// whole-file blames). fzf's 3,700 commits pack into 20 MiB, git/git's
+// 82,000 into 496 MiB.
+const largeRepositoryBytes = 64 << 20
+
+// LargeRepository reports whether the repository's packs are past
+// largeRepositoryBytes.
+func (r *Repo) LargeRepository() bool { return r.ObjectStoreBytes() > largeRepositoryBytes }
+
 // ObjectStoreBytes is the size of the repository's packs: how large the
 // history is, told without walking it.
 func (r *Repo) ObjectStoreBytes() int64 {

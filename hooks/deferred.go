@@ -26,9 +26,7 @@ import (
 // another, which runs it.
 //
 // git config gloss.deferHooks: true, false, or auto (the default): defer
-// when the object store holds more than deferAboveBytes.
-
-const deferAboveBytes = 64 << 20
+// in a large repository (gitops.Repo.LargeRepository).
 
 // EnvWorkerStall makes the worker stop after taking the queue, before any
 // job, for a test to kill it there. It can only make gloss do less.
@@ -43,7 +41,7 @@ func (inv *Invocation) deferred() bool {
 		case "false", "no", "off", "0":
 			inv.deferIt = false
 		default:
-			inv.deferIt = inv.Repo.ObjectStoreBytes() > deferAboveBytes
+			inv.deferIt = inv.Repo.LargeRepository()
 		}
 	})
 	return inv.deferIt
