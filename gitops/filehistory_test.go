@@ -113,6 +113,9 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 	if err := repo.RefreshBlameGraph(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.Stat(filepath.Join(fx.Dir, ".git", "gloss", "graph", "info", "commit-graphs", "commit-graph-chain")); err != nil {
+		t.Fatalf("the refresh added no layer: %v", err)
+	}
 	check("refreshed graph")
 }
 

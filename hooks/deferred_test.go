@@ -160,7 +160,7 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 }
 
 // A small repository annotates in the hook itself: the records are there
-// when git commit returns.
+// when git commit returns; and init built the blame graph.
 func TestSmallRepositoryAnnotatesAtOnce(t *testing.T) {
 	t.Parallel()
 	fx := setupRepo(t)
@@ -175,5 +175,9 @@ func TestSmallRepositoryAnnotatesAtOnce(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo.CommonDir(), "gloss", "queue")); err == nil {
 		t.Error("a small repository queued its commit")
+	}
+	// init built the blame graph, in the foreground on a small repository.
+	if _, err := os.Stat(filepath.Join(repo.CommonDir(), "gloss", "graph", "info", "commit-graph")); err != nil {
+		t.Errorf("no blame graph after init: %v", err)
 	}
 }
