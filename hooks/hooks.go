@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -70,6 +71,22 @@ var handlers = map[string][]Handler{
 	PostRewrite:      {carryAnnotations},
 }
 
+// nothingToDo tells, before the repository is opened, that a hook has no
+// work this time: every commit runs prepare-commit-msg, and its one
+// handler only acts after a `git merge --squash`. A handler added to such
+// a hook must extend its check.
+var nothingToDo = map[string]func(args []string) bool{
+	PrepareCommitMsg: func(args []string) bool {
+		// git passes the message file, in the git dir where a squash
+		// merge leaves SQUASH_MSG.
+		if len(args) == 0 {
+			return false
+		}
+		_, err := os.Stat(filepath.Join(filepath.Dir(args[0]), "SQUASH_MSG"))
+		return errors.Is(err, fs.ErrNotExist)
+	},
+}
+
 // Known reports whether gloss has a hook of this name.
 func Known(name string) bool {
 	_, ok := handlers[name]
@@ -95,6 +112,9 @@ const EnvFault = "GLOSS_HOOK_FAULT"
 func Run(ctx context.Context, name string, args []string, stdin io.Reader, stderr io.Writer) int {
 	if os.Getenv(gitops.EnvInternal) != "" {
 		return 0 // a git command run by gloss itself: do not recurse
+	}
+	if idle, ok := nothingToDo[name]; ok && idle(args) {
+		return 0
 	}
 	start := time.Now()
 	repo, err := gitops.Open("")
