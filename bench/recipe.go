@@ -95,11 +95,6 @@ func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*Re
 		if err := run(ctx, dir, binary, "init"); err != nil {
 			return nil, err
 		}
-		// init builds the blame graph, on a large repository in the
-		// background: the reads measured are those after it.
-		if err := e.waitFills(); err != nil {
-			return nil, err
-		}
 	}
 	repo, err := gitops.Open(dir)
 	if err != nil {
@@ -107,6 +102,17 @@ func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*Re
 	}
 	defer repo.Close()
 	if err := e.resolve(ctx, repo); err != nil {
+		return nil, err
+	}
+	// init builds the blame graph, on a large repository in a background
+	// process that may not have taken its lock yet: the reads measured
+	// are those after it.
+	for deadline := time.Now().Add(15 * time.Minute); !repo.HasBlameGraph(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s: no blame graph 15 minutes after init", dir)
+		}
+	}
+	if err := e.waitFills(); err != nil {
 		return nil, err
 	}
 	// The blame graph is built here, as a repository in use has it from
