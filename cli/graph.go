@@ -21,7 +21,8 @@ import (
 // git's progress until it is done (Ctrl-C stops watching, not the build).
 
 // CacheGraphCmd is the hidden `git gloss cache-graph`: build or refresh
-// the blame graph, at low priority, single-flight.
+// the blame graph, at low priority, single-flight; then warm the renames
+// cache (gitops.Repo.Renames).
 type CacheGraphCmd struct {
 	ProgressFile string `name:"progress-file" help:"Write git's progress here."`
 }
@@ -41,7 +42,15 @@ func (c *CacheGraphCmd) Run(g *Globals) error {
 			repo.ShowGraphProgress(f)
 		}
 	}
-	return repo.RefreshBlameGraph(g.ctx)
+	if err := repo.RefreshBlameGraph(g.ctx); err != nil {
+		return err
+	}
+	// The renames of the history, which history and summary follow,
+	// cost a diff of every commit once; then each commit adds its own.
+	if head, err := repo.Head(); err == nil && head != "" {
+		_, _ = repo.Renames(g.ctx, head)
+	}
+	return nil
 }
 
 // buildGraphAtInit builds the blame graph when the repository has none;

@@ -104,8 +104,8 @@ func workerEnv() []string {
 const workerTimeout = 10 * time.Minute
 
 // RunWorker runs the queued post-commit jobs (the blame cache of the
-// commit, then its annotations), then refreshes the blame graph with the
-// new commits. It is what `git gloss hook-worker` does; it logs to
+// commit, then its annotations), then refreshes the blame graph and the
+// renames cache with the new commits. It is what `git gloss hook-worker` does; it logs to
 // hooks.log like a hook.
 func RunWorker(ctx context.Context, repo *gitops.Repo) error {
 	ctx, cancel := context.WithTimeout(ctx, workerTimeout)
@@ -127,6 +127,11 @@ func RunWorker(ctx context.Context, repo *gitops.Repo) error {
 	}
 	if gerr := repo.RefreshBlameGraph(ctx); gerr != nil {
 		err = errors.Join(err, gerr)
+	}
+	// Keeps the renames cache of HEAD current, from its parent's: the
+	// commits since are all it diffs.
+	if head, herr := repo.Head(); herr == nil && head != "" {
+		_, _ = repo.Renames(ctx, head)
 	}
 	outcome := fmt.Sprintf("ok (%d commits)", n)
 	if err != nil {

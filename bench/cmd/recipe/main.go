@@ -35,7 +35,7 @@ func main() {
 	generated := flag.Bool("generated", false, "measure the generated 100,000-commit history instead")
 	dir := flag.String("dir", "", "where the throwaway clone is kept (default: in the temp dir, one per source)")
 	bin := flag.String("bin", "bin/git-gloss", "the git-gloss to time")
-	runs := flag.Int("runs", 11, "timed runs per side")
+	runs := flag.Int("runs", 11, "timed runs per side (0: only the hooks)")
 	all := flag.Bool("all", false, "every read case, not only the first and the warm read")
 	hookRuns := flag.Int("hook-runs", 7, "timed commits per side for the hook cost (0: skip)")
 	flag.Parse()
@@ -118,6 +118,9 @@ func measure(rc bench.Recipe, src, dir, bin string, runs, hookRuns int, all bool
 	cases := e.FirstAndWarm()
 	if all {
 		cases = e.Cases()
+	}
+	if runs <= 0 { // the hooks alone
+		cases = nil
 	}
 	for _, c := range cases {
 		fmt.Fprintf(os.Stderr, "measuring %s ...\n", c.Name)
