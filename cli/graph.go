@@ -42,11 +42,17 @@ func (c *CacheGraphCmd) Run(g *Globals) error {
 			repo.ShowGraphProgress(f)
 		}
 	}
-	if err := repo.RefreshBlameGraph(g.ctx); err != nil {
+	unlock, ok := repo.LockBlameGraph()
+	if !ok {
+		return nil // another refresh is under way
+	}
+	defer unlock()
+	if err := repo.RefreshBlameGraphLocked(g.ctx); err != nil {
 		return err
 	}
 	// The renames of the history, which history and summary follow,
 	// cost a diff of every commit once; then each commit adds its own.
+	// Under the graph's lock, so that whoever waits for it waits for this.
 	if head, err := repo.Head(); err == nil && head != "" {
 		_, _ = repo.Renames(g.ctx, head)
 	}

@@ -18,7 +18,8 @@ import (
 // `summary`. The answer for a commit never changes, so it is cached (with
 // the blame cache's bound), and the answer for a descendant of a commit
 // answered before is that one plus the renames of the commits between:
-// after the first, a call costs the commits made since.
+// after the first, a call costs the commits made since (the latest
+// answers are kept to extend, and the first parent of a commit with none).
 func (r *Repo) Renames(ctx context.Context, rev string) (map[string]string, error) {
 	commit, err := r.ResolveCommit(rev)
 	if err != nil {
@@ -27,28 +28,57 @@ func (r *Repo) Renames(ctx context.Context, rev string) (map[string]string, erro
 	if m, ok := decodeRenames(r.LoadCached("renames", commit)); ok {
 		return m, nil
 	}
-	rng := commit
-	var base map[string]string
-	if tip := strings.TrimSpace(string(r.LoadCached("renames", "tip"))); len(tip) == 40 {
+	tips := strings.Fields(string(r.LoadCached("renames", "tips")))
+	base, from := "", map[string]string(nil)
+	for _, tip := range tips {
 		if m, ok := decodeRenames(r.LoadCached("renames", tip)); ok {
 			if yes, err := r.IsAncestor(tip, commit); err == nil && yes {
-				rng, base = tip+".."+commit, m
+				base, from = tip, m
+				break
 			}
 		}
+	}
+	if from == nil {
+		// No answer to extend: answer the first parent whole and keep it
+		// too, so that its other children (a branch, a commit reset and
+		// made again) extend it.
+		if c, err := r.LookupCommit(commit); err == nil && len(c.Parents) > 0 {
+			if m, err := r.renamesIn(ctx, c.Parents[0]); err == nil {
+				base, from = c.Parents[0], m
+				r.StoreCached("renames", base, encodeRenames(m))
+			}
+		}
+	}
+	rng := commit
+	if from != nil {
+		rng = base + ".." + commit
 	}
 	renames, err := r.renamesIn(ctx, rng)
 	if err != nil {
 		return nil, err
 	}
-	for old, now := range base { // the commits since hold the newer renames
+	for old, now := range from { // the commits since hold the newer renames
 		if _, seen := renames[old]; !seen {
 			renames[old] = now
 		}
 	}
 	r.StoreCached("renames", commit, encodeRenames(renames))
-	r.StoreCached("renames", "tip", []byte(commit+"\n"))
+	keep := []string{commit}
+	if base != "" {
+		keep = append(keep, base)
+	}
+	for _, t := range tips {
+		if len(keep) < renamesTips && !slices.Contains(keep, t) {
+			keep = append(keep, t)
+		}
+	}
+	r.StoreCached("renames", "tips", []byte(strings.Join(keep, "\n")+"\n"))
 	return renames, nil
 }
+
+// renamesTips is how many answered commits Renames keeps to extend: each
+// costs a merge-base walk when asked whether it is an ancestor.
+const renamesTips = 4
 
 // renamesIn runs the rename-detecting log over a revision range.
 func (r *Repo) renamesIn(ctx context.Context, rng string) (map[string]string, error) {

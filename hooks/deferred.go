@@ -125,13 +125,19 @@ func RunWorker(ctx context.Context, repo *gitops.Repo) error {
 	if !ran {
 		return err // another worker has the queue
 	}
-	if gerr := repo.RefreshBlameGraph(ctx); gerr != nil {
-		err = errors.Join(err, gerr)
-	}
-	// Keeps the renames cache of HEAD current, from its parent's: the
-	// commits since are all it diffs.
-	if head, herr := repo.Head(); herr == nil && head != "" {
-		_, _ = repo.Renames(ctx, head)
+	// The graph's refresh, then the renames cache of HEAD (from its
+	// parent's: the commits since are all it diffs), under the graph's
+	// lock, with the fills: one at a time, and whoever waits for the
+	// background fills waits for these too. When another process holds
+	// it, that one refreshes the graph; the renames wait for a later run.
+	if unlock, ok := repo.LockBlameGraph(); ok {
+		if gerr := repo.RefreshBlameGraphLocked(ctx); gerr != nil {
+			err = errors.Join(err, gerr)
+		}
+		if head, herr := repo.Head(); herr == nil && head != "" {
+			_, _ = repo.Renames(ctx, head)
+		}
+		unlock()
 	}
 	outcome := fmt.Sprintf("ok (%d commits)", n)
 	if err != nil {
