@@ -52,7 +52,7 @@ func TestOnlyGitopsAndTreesitterUseCgoLibraries(t *testing.T) {
 }
 
 func TestFrontDoorsAreOnTop(t *testing.T) {
-	frontDoors := map[string]bool{"cli": true, "mcp": true, "hooks": true, "cmd/git-gloss": true}
+	frontDoors := map[string]bool{"cli": true, "mcp": true, "hooks": true, "web": true, "cmd/git-gloss": true}
 	for _, p := range packages(t) {
 		me := rel(p.ImportPath)
 		if frontDoors[me] {
@@ -89,4 +89,22 @@ func TestLowLayersStayLow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWebCallsNoOtherFrontDoor: the web view gets its data from the
+// capabilities, as the CLI and MCP do, never through another door.
+func TestWebCallsNoOtherFrontDoor(t *testing.T) {
+	for _, p := range packages(t) {
+		if rel(p.ImportPath) != "web" {
+			continue
+		}
+		for _, imp := range p.Imports {
+			switch rel(imp) {
+			case "cli", "mcp", "hooks", "cmd/git-gloss":
+				t.Errorf("web imports the front door %s", rel(imp))
+			}
+		}
+		return
+	}
+	t.Fatal("package web not found")
 }

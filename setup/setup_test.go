@@ -500,17 +500,12 @@ func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
 }
 
 // Right after init, before any annotation exists, git log and git show
-// print no warning about gloss's notes ref (issue 20 item 6). The cause,
-// init setting notes.displayRef to a ref that does not exist yet, is
-// removed on helper/serve; until that lands here the test says so and
-// skips.
+// print no warning about gloss's notes ref (issue 20 item 6): init sets
+// no notes.displayRef to a ref that does not exist yet.
 func TestNoNotesWarningRightAfterInit(t *testing.T) {
 	t.Parallel()
 	fx := newRepo(t)
 	fx.MustGloss("init", "--no-mcp")
-	if v, err := fx.GitErr("config", "--get-all", "notes.displayRef"); err == nil && strings.TrimSpace(v) != "" {
-		t.Skipf("init still sets notes.displayRef = %s (removed on helper/serve)", strings.TrimSpace(v))
-	}
 	for _, args := range [][]string{{"log", "-1"}, {"show", "--stat", "HEAD"}, {"log", "--oneline"}} {
 		cmd := fx.Command("git", args...)
 		var stderr strings.Builder
@@ -520,6 +515,59 @@ func TestNoNotesWarningRightAfterInit(t *testing.T) {
 		}
 		if stderr.Len() > 0 {
 			t.Errorf("git %v warns right after init:\n%s", args, stderr.String())
+		}
+	}
+}
+
+// TestReinitTakesBackTheDisplayRefAnEarlierInitSet: setups before v3 set
+// notes.displayRef to the annotations ref, so every git log printed raw
+// JSON records. Init no longer sets it, and running it again removes the
+// one an earlier init recorded in its manifest; one the user set is kept.
+func TestReinitTakesBackTheDisplayRefAnEarlierInitSet(t *testing.T) {
+	t.Parallel()
+	const ref = "refs/notes/gloss/annotations"
+	for _, byGloss := range []bool{true, false} {
+		fx := newRepo(t)
+		fx.MustGloss("init", "--no-mcp")
+		if v, err := fx.GitErr("config", "--get-all", "notes.displayRef"); err == nil {
+			t.Fatalf("init set notes.displayRef = %s", v)
+		}
+		// What a v2 init left: the value, and (when gloss set it) its
+		// manifest entry.
+		fx.Git("config", "--add", "notes.displayRef", ref)
+		fx.Git("config", "gloss.setupVersion", "2")
+		if byGloss {
+			path := fx.Path(".git/gloss/install.json")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			cfg, _ := m["config"].([]any)
+			m["config"] = append(cfg, map[string]any{"key": "notes.displayRef", "value": ref, "action": "added"})
+			data, _ = json.Marshal(m)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if st := fx.MustGloss("status", "--json"); !strings.Contains(st, "notes.displayRef makes git log print raw gloss JSON") {
+			t.Errorf("status gives no hint about notes.displayRef: %s", st)
+		}
+		out := fx.MustGloss("init", "--no-mcp", "--json")
+		v, err := fx.GitErr("config", "--get-all", "notes.displayRef")
+		switch {
+		case byGloss && err == nil:
+			t.Errorf("re-init kept the notes.displayRef an earlier init set: %s", v)
+		case byGloss && !strings.Contains(out, `{"key":"notes.displayRef","value":"refs/notes/gloss/annotations","action":"removed"}`):
+			t.Errorf("re-init does not report the removal: %s", out)
+		case !byGloss && strings.TrimSpace(v) != ref:
+			t.Errorf("re-init removed a notes.displayRef the user set (%v): %q", err, v)
+		}
+		if data, _ := os.ReadFile(fx.Path(".git/gloss/install.json")); strings.Contains(string(data), "displayRef") {
+			t.Errorf("manifest still lists notes.displayRef: %s", data)
 		}
 	}
 }
