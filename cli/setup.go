@@ -176,6 +176,9 @@ func (c *InitCmd) Run(g *Globals) error {
 			return err
 		}
 	}
+	if note := buildGraphAtInit(g, repo); note != "" && !g.JSON {
+		fmt.Fprintln(g.stderr, "gloss: "+note)
+	}
 	if err := g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss is set up") }); err != nil {
 		return err
 	}

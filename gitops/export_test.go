@@ -1,5 +1,7 @@
 package gitops
 
+import "context"
+
 // RangeBlameFrom makes files of n lines or more eligible for range blames
 // until the test ends (test files are small).
 func RangeBlameFrom(n int) (restore func()) {
@@ -21,3 +23,15 @@ func (r *Repo) CachedBlameEntry(commit, path string) []byte {
 // BlameGraphEnv is the environment gloss's git blame gets for the blame
 // graph; nil when it runs without one.
 func (r *Repo) BlameGraphEnv() []string { return r.blameGraphEnv() }
+
+// BuildFileHistory builds the file history of path from key afresh,
+// without the history cache.
+func (r *Repo) BuildFileHistory(ctx context.Context, key, path string, limit int, members []string) (*FileHistory, error) {
+	clear(fileLogs.m)
+	return r.buildHistory(ctx, key, path, limit, members)
+}
+
+// RenamesUncached is Renames without its cache.
+func (r *Repo) RenamesUncached(ctx context.Context, rev string) (map[string]string, error) {
+	return r.renamesIn(ctx, rev)
+}
