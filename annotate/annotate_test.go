@@ -39,9 +39,10 @@ func newRepo(t *testing.T) *fixtures.Repo {
 	fx := fixtures.NewRepo(t)
 	fx.Commit("initial", map[string]string{"README.md": "todo service\n"})
 	fx.MustGloss("init", "--no-mcp")
-	// init scaffolds the notebook; commit it so tests see only their own changes.
+	// Commit what init wrote (init --notebook would scaffold a notebook) so
+	// tests see only their own changes.
 	fx.Git("add", "-A")
-	fx.Git("commit", "-q", "-m", "gloss init")
+	fx.Git("commit", "-q", "--allow-empty", "-m", "gloss init")
 	return fx
 }
 

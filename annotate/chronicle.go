@@ -176,9 +176,13 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 			res.Missing += len(docs[obj])
 			continue
 		}
+		// Every record counts as present, superseded ones too: an id is
+		// written once, whichever way its note arrived.
 		have, imported := map[string]bool{}, map[string]bool{}
+		for _, r := range existing[obj] {
+			have[r.ID] = true
+		}
 		for _, d := range Decode(notes.Resolve(existing[obj])) {
-			have[d.Record.ID] = true
 			if o := d.origin(); o != nil && o.Tool == "chronicle" {
 				imported[d.Record.ID] = true
 			}
@@ -194,15 +198,16 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 			for _, why := range skipped {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s: region skipped", gitops.ShortID(obj), why))
 			}
-			for _, r := range recs {
+			legacy := legacyIDs(obj, doc, len(recs))
+			for i, r := range recs {
 				res.Read++
 				id := recordID(r)
-				freshIDs = append(freshIDs, id)
-				if have[id] {
+				freshIDs = append(freshIDs, id, legacy[i])
+				if have[id] || have[legacy[i]] {
 					res.Present++
 					continue
 				}
-				if ts.Forgotten(id) {
+				if ts.Forgotten(id) || ts.Forgotten(legacy[i]) {
 					res.Forgotten++
 					continue
 				}
@@ -259,11 +264,54 @@ func recordID(r any) string {
 	return ""
 }
 
-// rawDoc is one Chronicle annotation and the bytes it came from (its
-// identity for derived ids).
+// rawDoc is one Chronicle annotation, its identity for derived ids (its
+// canonical form) and the bytes it came from.
 type rawDoc struct {
 	note chronicleNote
-	raw  []byte
+	raw  []byte // canonical: the same for a note and its export line
+	orig []byte // as read: gloss before 2026-11 derived ids from these
+}
+
+// newRawDoc reads one annotation. Its identity is the annotation's content,
+// not its bytes: the note Chronicle writes is pretty-printed in its
+// structs' field order, while `git chronicle export` re-serializes it as a
+// serde_json::Value, compact and with sorted keys
+// (https://github.com/gotwalt/chronicle/blob/f774a7d/src/export.rs), so the
+// one record has two spellings. Both decode to the same value, and the
+// value re-encoded (sorted keys, numbers as written) is the identity.
+func newRawDoc(raw []byte) (rawDoc, error) {
+	var doc chronicleNote
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return rawDoc{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return rawDoc{}, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return rawDoc{}, err
+	}
+	return rawDoc{note: doc, raw: bytes.TrimSuffix(buf.Bytes(), []byte("\n")), orig: raw}, nil
+}
+
+// legacyIDs are the ids earlier gloss versions derived for the n records of
+// a document (from its bytes as read), so that what they imported still
+// counts as present.
+func legacyIDs(commit string, d rawDoc, n int) []string {
+	when, err := time.Parse(time.RFC3339, d.note.Timestamp)
+	if err != nil {
+		when = time.Unix(0, 0).UTC()
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = notes.DerivedID(when.UTC(), commit+"\x00"+string(d.orig)+"\x00"+strconv.Itoa(i+1))
+	}
+	return out
 }
 
 // chronicleDocs reads the annotations to import, by commit.
@@ -281,12 +329,16 @@ func chronicleDocs(repo *gitops.Repo, opts ChronicleOptions, res *notes.ImportRe
 				CommitSHA  string          `json:"commit_sha"`
 				Annotation json.RawMessage `json:"annotation"`
 			}
-			var doc chronicleNote
-			if json.Unmarshal(line, &e) != nil || e.CommitSHA == "" || json.Unmarshal(e.Annotation, &doc) != nil {
+			if json.Unmarshal(line, &e) != nil || e.CommitSHA == "" {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("line %d: not a Chronicle export line: skipped", n))
 				continue
 			}
-			out[e.CommitSHA] = append(out[e.CommitSHA], rawDoc{doc, e.Annotation})
+			doc, err := newRawDoc(e.Annotation)
+			if err != nil {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("line %d: not a Chronicle export line: skipped", n))
+				continue
+			}
+			out[e.CommitSHA] = append(out[e.CommitSHA], doc)
 		}
 		if err := sc.Err(); err != nil {
 			return nil, fault.Usagef("read the Chronicle export: %v", err)
@@ -325,12 +377,12 @@ func chronicleDocs(repo *gitops.Repo, opts ChronicleOptions, res *notes.ImportRe
 				res.Warnings = append(res.Warnings, fmt.Sprintf("note on %s is not JSON: skipped", gitops.ShortID(e.Object)))
 				break
 			}
-			var doc chronicleNote
-			if json.Unmarshal(raw, &doc) != nil {
+			doc, err := newRawDoc(raw)
+			if err != nil {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("note on %s is not a Chronicle annotation: skipped", gitops.ShortID(e.Object)))
 				continue
 			}
-			out[e.Object] = append(out[e.Object], rawDoc{doc, raw})
+			out[e.Object] = append(out[e.Object], doc)
 		}
 	}
 	return out, nil

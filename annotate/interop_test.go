@@ -1,7 +1,9 @@
 package annotate_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,6 +236,93 @@ func TestExportImportRoundTrip(t *testing.T) {
 	again := importResult(t, clone, "import", first)
 	if again.Written != 0 || again.Present != res.Written || clone.Git("rev-parse", notes.Annotations) != tip {
 		t.Fatalf("re-import must write nothing: %+v", again)
+	}
+}
+
+// chronicleExport writes the export file `git chronicle export` makes from
+// the notes in refs/notes/chronicle: each note parsed as a
+// serde_json::Value (keys sorted, as serde_json's map is a BTreeMap) and
+// written compact in an {commit_sha, timestamp, annotation} line
+// (https://github.com/gotwalt/chronicle/blob/f774a7d/src/export.rs).
+func chronicleExport(t *testing.T, fx *fixtures.Repo) string {
+	t.Helper()
+	var out bytes.Buffer
+	for _, line := range fixtures.Lines(fx.Git("notes", "--ref", annotate.ChronicleRef, "list")) {
+		commit := strings.Fields(line)[1]
+		var v map[string]any
+		dec := json.NewDecoder(strings.NewReader(fx.Git("notes", "--ref", annotate.ChronicleRef, "show", commit)))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		enc := json.NewEncoder(&out)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(map[string]any{"commit_sha": commit, "timestamp": v["timestamp"], "annotation": v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "chronicle.jsonl")
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// One Chronicle record gets one id whichever way it arrives: from the notes
+// ref (pretty-printed in Chronicle's field order, as `serde_json::
+// to_string_pretty` of the v3 Annotation struct writes it:
+// https://github.com/gotwalt/chronicle/blob/9b7c217/src/schema/v3.rs) or
+// from an export file of the same notes; and what is printed is what was
+// written.
+func TestChronicleImportedTwoWaysIsImportedOnce(t *testing.T) {
+	for _, order := range [][]string{{"ref", "file"}, {"file", "ref"}} {
+		t.Run(strings.Join(order, "-then-"), func(t *testing.T) {
+			fx, _ := chronicleRepo(t)
+			c := fx.Commit("bell: louder <at> noon & midnight", map[string]string{"bell/loud.go": "package bell\n"})
+			fx.Git("notes", "--ref", annotate.ChronicleRef, "add", "-m", `{
+  "schema": "chronicle/v3",
+  "commit": "`+c+`",
+  "timestamp": "2026-02-09T12:00:00Z",
+  "summary": "Louder at <noon> & midnight — \"ding\"",
+  "wisdom": [
+    {
+      "category": "gotcha",
+      "content": "volume 1.50 is the cap",
+      "file": "bell/loud.go",
+      "lines": {
+        "start": 1,
+        "end": 1
+      }
+    }
+  ],
+  "provenance": {
+    "source": "live",
+    "author": "claude-opus"
+  }
+}`, c)
+			file := chronicleExport(t, fx)
+			run := func(way string) notes.ImportResult {
+				if way == "file" {
+					return importResult(t, fx, "import", "chronicle", "--file", file)
+				}
+				return importResult(t, fx, "import", "chronicle")
+			}
+			first := run(order[0])
+			if first.Written == 0 || first.Written != first.Read {
+				t.Fatalf("first import: %+v", first)
+			}
+			tip := fx.Git("rev-parse", notes.Annotations)
+			for _, way := range []string{order[1], order[0], order[1]} {
+				again := run(way)
+				if again.Written != 0 || again.Present != first.Written || fx.Git("rev-parse", notes.Annotations) != tip {
+					t.Fatalf("import by %s after %s: %+v (first wrote %d)", way, order[0], again, first.Written)
+				}
+			}
+			out := fx.MustGloss("import", "chronicle", "--file", file)
+			if want := fmt.Sprintf("imported 0 record(s); %d already present", first.Written); !strings.Contains(out, want) {
+				t.Fatalf("printed %q, want %q", out, want)
+			}
+		})
 	}
 }
 

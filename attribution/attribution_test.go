@@ -21,7 +21,7 @@ func newRepo(t *testing.T) *fixtures.Repo {
 	fx.Commit("initial", map[string]string{"README.md": "app\n"})
 	fx.MustGloss("init", "--no-mcp")
 	fx.Git("add", "-A")
-	fx.Git("commit", "-q", "-m", "gloss init")
+	fx.Git("commit", "-q", "--allow-empty", "-m", "gloss init")
 	return fx
 }
 

@@ -139,7 +139,7 @@ func (c *DocIdsCmd) Run(g *Globals) error {
 
 // DocCheckCmd is `git gloss doc check`.
 type DocCheckCmd struct {
-	File       string   `arg:"" help:"The .noma document."`
+	File       string   `arg:"" help:"The .noma document, or a book manifest (.yml) whose chapters are checked as one document."`
 	IgnoreRule []string `name:"ignore-rule" sep:"," help:"Drop diagnostics with this code (repeatable)."`
 	Profile    []string `name:"profile" sep:"," help:"Also apply this profile."`
 	NoEvidence bool     `name:"no-require-evidence" help:"Do not require evidence for claims."`
@@ -149,7 +149,14 @@ type DocCheckCmd struct {
 func (c *DocCheckCmd) Run(k *kong.Context, g *Globals) error {
 	return g.withStore(func(st *noma.Store) error {
 		file := g.path(c.File)
-		res, err := st.Check(file, noma.ValidateOptions{IgnoreRules: c.IgnoreRule, Profiles: c.Profile, SkipEvidenceForClaims: c.NoEvidence})
+		opts := noma.ValidateOptions{IgnoreRules: c.IgnoreRule, Profiles: c.Profile, SkipEvidenceForClaims: c.NoEvidence}
+		check := st.Check
+		if noma.IsBookManifest(file) {
+			// The reference CLI checks a whole book; only the MCP tools
+			// refuse manifests (Annex B).
+			check = st.CheckBook
+		}
+		res, err := check(file, opts)
 		if err != nil {
 			return err
 		}

@@ -127,6 +127,9 @@ type InitCmd struct {
 	Client []string   `name:"client" enum:"claude,cursor,vscode" default:"claude" help:"MCP client(s) to register gloss with: claude, cursor, vscode."`
 	NoMCP  bool       `name:"no-mcp" help:"Do not register gloss with any MCP client."`
 	Agents agentsFlag `name:"agents" placeholder:"LIST" help:"Also install the coding agents' hooks (as git gloss agent install): alone, Claude Code plus the agents in use here; --agents=claude,gemini,codex,cursor or all to choose."`
+	// Notebook scaffolds an empty notebook. Off by default: files init
+	// writes into the working tree show up as changes nobody made.
+	Notebook bool `name:"notebook" help:"Also create an empty notebook (its folders and an index note). Without it, the notebook folder is created with its first note."`
 }
 
 // Help is the long help of init.
@@ -168,8 +171,10 @@ func (c *InitCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := scaffoldNotebook(g, repo, res); err != nil {
-		return err
+	if c.Notebook {
+		if err := scaffoldNotebook(g, repo, res); err != nil {
+			return err
+		}
 	}
 	if note := buildGraphAtInit(g, repo); note != "" && !g.JSON {
 		fmt.Fprintln(g.stderr, "gloss: "+note)

@@ -25,6 +25,8 @@ type TaskCmd struct {
 	Diagnose  TaskDiagnoseCmd  `cmd:"" help:"Explain where a task stands."`
 	Update    TaskUpdateCmd    `cmd:"" help:"Change a task's status or fields."`
 	Split     TaskSplitCmd     `cmd:"" help:"Split a task into members, one per criterion."`
+	Approve   TaskApproveCmd   `cmd:"" help:"Approve a task whose approval is required (Chant's approval gate)."`
+	Reject    TaskRejectCmd    `cmd:"" help:"Reject a task's approval, with a reason."`
 	Cancel    TaskIDCmd        `cmd:"" help:"Cancel a task."`
 	Archive   TaskIDCmd        `cmd:"" help:"Archive a completed task."`
 	Work      TaskIDCmd        `cmd:"" help:"Start the agent on a task, in its own worktree."`
@@ -216,6 +218,19 @@ func (c *TaskShowCmd) Run(g *Globals) error {
 			if len(res.BlockedBy) > 0 {
 				st.printf("blocked by  %s\n", strings.Join(res.BlockedBy, ", "))
 			}
+			if a := res.Approval; a != nil {
+				line := a.Status
+				if !a.Required {
+					line += " (not required)"
+				}
+				if a.By != "" {
+					line += " by " + a.By
+				}
+				if a.At != "" {
+					line += " at " + a.At
+				}
+				st.printf("approval    %s\n", line)
+			}
 			if res.Branch != "" {
 				st.printf("branch      %s\n", res.Branch)
 			}
@@ -252,10 +267,17 @@ func (c *TaskStatusCmd) Run(g *Globals) error {
 				noun = "task"
 			}
 			st.printf("%s %s\n", st.bold(fmt.Sprint(res.Total)), noun)
-			for _, name := range tasks.Statuses {
-				if n := res.Counts[name]; n > 0 {
-					st.printf("  %-26s %d\n", statusOf(st, name), n)
+			for _, c := range []struct {
+				name string
+				n    int
+			}{{"ready", res.Ready}, {"pending", res.Pending - res.Ready}, {"in_progress", res.InProgress - res.Paused}, {"paused", res.Paused},
+				{"completed", res.Completed}, {"failed", res.Failed}, {"needs_attention", res.NeedsAttention}, {"blocked", res.Blocked}, {"cancelled", res.Cancelled}} {
+				if c.n > 0 {
+					st.printf("  %-26s %d\n", statusOf(st, c.name), c.n)
 				}
+			}
+			if a := res.Approvals; a.Pending+a.Rejected > 0 {
+				st.printf("  %s %d pending, %d rejected\n", st.dim("approval"), a.Pending, a.Rejected)
 			}
 			for _, a := range res.InProgressWork {
 				st.printf("  %s %s %s\n", st.dim("active"), a.ID, st.dim("log "+a.LogModified))
@@ -381,6 +403,41 @@ func (c *TaskUpdateCmd) Run(g *Globals) error {
 	return g.withTasks(func(s *tasks.Store) error {
 		res, err := s.Update(g.ctx, tasks.UpdateInput{ID: c.ID, Status: c.Status, Output: c.Output, ReplaceBody: c.ReplaceBody,
 			DependsOn: c.DependsOn, Labels: c.Label, TargetFiles: c.TargetFile, Model: c.Model, Force: c.Force})
+		if err != nil {
+			return err
+		}
+		return g.emit(res, printMessage(res))
+	})
+}
+
+// TaskApproveCmd is `git gloss task approve`, Chant's `chant approve`.
+type TaskApproveCmd struct {
+	ID string `arg:"" help:"Task id (or part of it)."`
+	By string `name:"by" help:"Who approves (default: git config user.name)."`
+}
+
+// Run approves.
+func (c *TaskApproveCmd) Run(g *Globals) error {
+	return g.withTasks(func(s *tasks.Store) error {
+		res, err := s.Approve(g.ctx, tasks.ApproveInput{ID: c.ID, By: c.By})
+		if err != nil {
+			return err
+		}
+		return g.emit(res, printMessage(res))
+	})
+}
+
+// TaskRejectCmd is `git gloss task reject`, Chant's `chant reject`.
+type TaskRejectCmd struct {
+	ID     string `arg:"" help:"Task id (or part of it)."`
+	By     string `name:"by" help:"Who rejects (default: git config user.name)."`
+	Reason string `name:"reason" help:"Why; recorded under ## Approval Discussion in the task."`
+}
+
+// Run rejects.
+func (c *TaskRejectCmd) Run(g *Globals) error {
+	return g.withTasks(func(s *tasks.Store) error {
+		res, err := s.Reject(g.ctx, tasks.RejectInput{ID: c.ID, By: c.By, Reason: c.Reason})
 		if err != nil {
 			return err
 		}

@@ -47,6 +47,9 @@ func (c *TaskImportCmd) Run(g *Globals) error {
 			for _, id := range res.Fixed {
 				st.printf("status set to pending (was a computed status): %s\n", id)
 			}
+			for _, l := range res.Left {
+				st.printf("left in %s, not imported: %s (%d file(s)): %s\n", res.From, l.Path, l.Files, l.Why)
+			}
 			for _, h := range res.Hints {
 				st.printf("hint: %s\n", h)
 			}

@@ -28,7 +28,7 @@ func badBranch(t *testing.T) (bare string, dev *fixtures.Repo) {
 	dev = fixtures.NewTodoService(t)
 	dev.MustGloss("init", "--no-mcp")
 	dev.Git("add", "-A")
-	dev.Git("commit", "-q", "-m", "gloss init")
+	dev.Git("commit", "-q", "--allow-empty", "-m", "gloss init")
 	dev.Git("remote", "add", "origin", bare)
 	dev.Git("push", "-q", "origin", "main")
 	dev.Git("config", "gloss.prepush", "strict")

@@ -63,7 +63,7 @@ func TestEveryJSONOutputMatchesItsRegisteredSchema(t *testing.T) {
 	shapes := registeredSchemas(t, fx)
 	task := func() string {
 		var add struct {
-			TaskID string `json:"task_id"`
+			TaskID string `json:"spec_id"`
 		}
 		out := fx.MustGloss("task", "add", "Write the docs", "--criterion", "README has a tour", "--json")
 		if err := json.Unmarshal([]byte(out), &add); err != nil || add.TaskID == "" {

@@ -99,7 +99,12 @@ func registerTasks(r *registry) {
 		withTasks(func(_ context.Context, s *tasks.Store, in taskLimit) (any, error) { return s.Ready(in.Limit) }))
 	addTool(r, toolDef{Name: "task_status", Description: "Counts of tasks by status; brief gives one line; include_activity adds what is in progress."},
 		withTasks(func(_ context.Context, s *tasks.Store, in taskStatusInput) (any, error) {
-			return s.Status(in.Brief, in.IncludeActivity)
+			res, err := s.Status(in.Brief, in.IncludeActivity)
+			if err != nil || !in.Brief {
+				return res, err
+			}
+			// Chant answers brief with the line alone, not inside JSON.
+			return preformatted(res.Brief), nil
 		}))
 	addTool(r, toolDef{Name: "task_log", Description: "The agent log of a task, live while it runs, kept in git afterwards. Poll with offset = the previous byte_offset to read only what is new."},
 		withTasks(func(_ context.Context, s *tasks.Store, in taskLogInput) (any, error) {
@@ -117,6 +122,12 @@ func registerTasks(r *registry) {
 		withTasks(func(_ context.Context, s *tasks.Store, in taskID) (any, error) { return s.Verify(in.ID) }))
 	addTool(r, toolDef{Name: "task_update", Mutates: true, Description: "Change a task: status (through the state machine unless force), output (appended under ## Output, or replacing the body), depends_on (cycles refused), labels, target_files, model. Commits the change."},
 		withTasks(func(ctx context.Context, s *tasks.Store, in tasks.UpdateInput) (any, error) { return s.Update(ctx, in) }))
+	addTool(r, toolDef{Name: "task_approve", Mutates: true, Description: "Approve a task awaiting approval (Chant's approve); commits who and when."},
+		withTasks(func(ctx context.Context, s *tasks.Store, in tasks.ApproveInput) (any, error) {
+			return s.Approve(ctx, in)
+		}))
+	addTool(r, toolDef{Name: "task_reject", Mutates: true, Description: "Reject a task's approval (Chant's reject); it stays blocked."},
+		withTasks(func(ctx context.Context, s *tasks.Store, in tasks.RejectInput) (any, error) { return s.Reject(ctx, in) }))
 	addTool(r, toolDef{Name: "task_add", Mutates: true, Description: "Create a task from a description (a long one is split into title and body), with optional criteria and dependencies; returns its id and lint grades. Commits it."},
 		withTasks(func(ctx context.Context, s *tasks.Store, in tasks.AddInput) (any, error) { return s.Add(ctx, in) }))
 	addTool(r, toolDef{Name: "task_finalize", Mutates: true, Description: "Merge a task's branch (fast-forward when possible, never deleting anything remote) and mark it completed. Every criterion must be checked unless force; a branch that touches other task files is refused."},

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/noma"
 )
 
 func runIn(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
@@ -397,5 +399,47 @@ func TestMCPOpBaseHash(t *testing.T) {
 		if r := session.Call(tool, map[string]any{"file": "docs/book.noma.yml"}); !r.IsError || !strings.Contains(r.Text, "unsupported_op") {
 			t.Errorf("%s on a book manifest: %+v", tool, r)
 		}
+	}
+}
+
+// `git gloss doc check` on a book manifest validates the whole book, as the
+// reference CLI's `noma check book.yml` does (loadBook in
+// https://github.com/ferax564/noma/blob/95319db/src/book.ts): chapters
+// concatenated, headings below a chapter's title scoped by its slug with
+// the old id kept as an alias. The manifest follows upstream's
+// https://github.com/ferax564/noma/blob/95319db/examples/book/book.noma.yml.
+// The MCP tools still refuse it (Annex B).
+func TestCLIChecksABook(t *testing.T) {
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("book", map[string]string{
+		"guide/book.noma.yml":                "title: A Short Field Guide\ndescription: Agents editing documents.\nauthor: ferax564\n\noutputs:\n  html:\n    theme: default\n  llm: {}\n\nchapters:\n  - chapters/01-why-noma.noma\n  - chapters/02-block-model.noma\n",
+		"guide/chapters/01-why-noma.noma":    "# Why Noma {id=\"why\"}\n\n## Blocks\n\nEvery block has an id.\n\n::claim{id=\"c1\" noverify}\nIds make edits safe.\n::\n",
+		"guide/chapters/02-block-model.noma": "# The block model\n\nSee [[why/blocks]], [[blocks]] and [[c1]].\n\nBut not [[nowhere]].\n\n::risk{id=\"r1\"}\nIds drift.\n::\n",
+	})
+	out, err := fx.Gloss("doc", "check", "guide/book.noma.yml", "--json")
+	if err == nil {
+		t.Fatalf("a broken reference is an error (exit 1): %s", out)
+	}
+	var res noma.CheckResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var got []string
+	for _, d := range res.Diagnostics {
+		got = append(got, d.Code+" "+d.Message)
+	}
+	want := []string{`broken-reference Reference to unknown block ID "nowhere".`, "risk-without-owner Risk \"r1\" has no `owner=` attribute."}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("book diagnostics:\n got %q\nwant %q", got, want)
+	}
+	fx.Write("guide/book.noma.yml", "title: x\nchapters:\n  - ../../outside.noma\n")
+	if out, err := fx.Gloss("doc", "check", "guide/book.noma.yml"); err == nil || !strings.Contains(out, "escapes the manifest directory") {
+		t.Fatalf("a chapter outside the manifest's folder: %v %s", err, out)
+	}
+	session := fx.StartMCP("--toolsets", "documents")
+	if r := session.Call("validate_doc", map[string]any{"file": "guide/book.noma.yml"}); !r.IsError || !strings.Contains(r.Text, "unsupported_op") {
+		t.Fatalf("validate_doc on a book manifest: %+v", r)
 	}
 }

@@ -81,23 +81,37 @@ var Codes = []string{
 	"computed-unknown-dependency", "computed-chain-too-deep", "unknown-ignore-rule",
 }
 
-// profileDirectives lists the directive names each profile allows beyond
-// the common ones.
-var profileDirectives = map[string][]string{
-	"minimal":           {},
-	"technical":         {"decision", "risk", "diagram", "figure", "table", "dataset", "plot", "plotly", "agent_task", "todo", "state_change", "control", "computed_metric", "computed_plot", "computed_table", "html", "svg", "script"},
-	"research":          {"claim", "evidence", "counterevidence", "citation", "figure", "table", "dataset", "plot", "plotly", "risk"},
-	"memory":            {"memory", "state_change"},
-	"technical-docs":    {"decision", "risk", "diagram", "figure", "table", "dataset", "plot", "plotly", "agent_task", "todo", "state_change", "adr"},
-	"research-memo":     {"claim", "evidence", "counterevidence", "citation", "figure", "table", "dataset", "plot", "plotly", "risk", "decision"},
-	"investment-thesis": {"claim", "evidence", "counterevidence", "citation", "risk", "decision", "table", "dataset", "plot", "plotly", "computed_metric", "control"},
-	"agent-memory":      {"memory", "state_change", "agent_task", "todo", "decision"},
-	"adr":               {"adr", "decision", "risk", "diagram", "figure", "table"},
-	"spec":              {"decision", "risk", "agent_task", "todo", "diagram", "figure", "table", "state_change", "claim", "evidence"},
-}
+// profileDirectives are the reference's allow-lists: a document that
+// declares profiles may use the union of their directive names, nothing
+// else (PROFILES in https://github.com/ferax564/noma/blob/95319db/src/validator.ts,
+// v0.17.0). The workflow profiles are aliases or unions of the four base
+// ones, as there.
+var profileDirectives = func() map[string][]string {
+	minimal := []string{"summary", "abstract", "callout", "note", "warning", "tip", "header", "footer", "page_setup", "doc_protection",
+		"toc", "figure", "citation", "footnote", "endnote", "bibliography", "math", "code", "table", "pagebreak"}
+	technical := []string{"summary", "abstract", "callout", "note", "warning", "tip", "hero", "grid", "card", "columns", "tabs", "accordion",
+		"sidebar", "button", "api", "endpoint", "parameter", "example", "changelog", "instruction", "header", "footer", "page_setup",
+		"doc_protection", "toc", "pagebreak", "figure", "plot", "plotly", "diagram", "dataset", "query", "code", "code_cell", "output",
+		"control", "computed_metric", "computed_plot", "computed_table", "export_button", "agent_task", "todo", "citation", "footnote",
+		"endnote", "bibliography", "math", "table", "html", "svg", "script"}
+	research := []string{"summary", "abstract", "callout", "note", "warning", "tip", "header", "footer", "page_setup", "doc_protection",
+		"toc", "claim", "evidence", "counterevidence", "assumption", "risk", "hypothesis", "result", "limitation", "open_question",
+		"decision", "adr", "dataset", "query", "plot", "plotly", "diagram", "metric", "control", "computed_metric", "computed_plot",
+		"computed_table", "code", "figure", "agent_task", "todo", "instruction", "review", "comment", "change_request", "provenance",
+		"confidence", "citation", "footnote", "endnote", "bibliography", "state_change", "math", "table", "pagebreak"}
+	memory := []string{"memory", "memory_index"}
+	adr := append(slices.Clone(minimal), "decision", "adr", "risk", "open_question", "assumption", "evidence", "counterevidence",
+		"comment", "change_request", "agent_task", "todo", "citation", "state_change")
+	return map[string][]string{
+		"minimal": minimal, "technical": technical, "research": research, "memory": memory,
+		"technical-docs": technical, "research-memo": research, "investment-thesis": research, "agent-memory": memory,
+		"adr": adr, "spec": append(slices.Clone(technical), research...),
+	}
+}()
 
-// commonDirectives are allowed under every profile.
-var commonDirectives = []string{"section", "note", "callout", "comment", "footnote", "endnote", "change_request", "aside", "quote", "summary", "details", "code", "toc"}
+// knownProfiles in the reference's order (Object.keys(PROFILES)), as its
+// unknown-profile message lists them.
+var knownProfiles = []string{"minimal", "technical", "research", "memory", "technical-docs", "research-memo", "investment-thesis", "agent-memory", "adr", "spec"}
 
 var (
 	reISODate    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
@@ -145,7 +159,7 @@ func Validate(doc *Node, opts ValidateOptions) []Diagnostic {
 	Walk(doc, func(n *Node) bool {
 		if n.HasID && n.ID != "" {
 			if _, dup := v.ids[n.ID]; dup {
-				v.add(SevError, "duplicate-id", n, fmt.Sprintf("duplicate id %q", n.ID))
+				v.add(SevError, "duplicate-id", n, fmt.Sprintf("Duplicate block ID \"%s\".", n.ID))
 			} else {
 				v.ids[n.ID] = n
 			}
@@ -190,7 +204,7 @@ func Validate(doc *Node, opts ValidateOptions) []Diagnostic {
 		return true
 	})
 	if v.known["adr"] && !hasDecision {
-		v.add(SevWarning, "adr-missing-decision", nil, "the adr profile needs a decision or adr block")
+		v.add(SevWarning, "adr-missing-decision", nil, "ADR profile expects at least one ::decision or ::adr block.")
 	}
 	v.computedDepth()
 	return v.finish()
@@ -218,7 +232,7 @@ func (v *validator) profileSetup() {
 		if _, ok := profileDirectives[n]; ok {
 			v.known[n] = true
 		} else {
-			v.add(SevWarning, "unknown-profile", nil, fmt.Sprintf("unknown profile %q", n))
+			v.add(SevWarning, "unknown-profile", nil, fmt.Sprintf("Document declares unknown profile \"%s\". Known: %s.", n, strings.Join(knownProfiles, ", ")))
 		}
 		v.profiles = append(v.profiles, n)
 	}
@@ -251,7 +265,7 @@ func (v *validator) finish() []Diagnostic {
 		if slices.Contains(Codes, r) && r != "unknown-ignore-rule" {
 			ignore[r] = true
 		} else {
-			extra = append(extra, Diagnostic{Severity: SevInfo, Code: "unknown-ignore-rule", Message: fmt.Sprintf("unknown rule %q in ignore list", r)})
+			extra = append(extra, Diagnostic{Severity: SevInfo, Code: "unknown-ignore-rule", Message: fmt.Sprintf("--ignore-rule \"%s\" matches no known validator rule (ignored).", r)})
 		}
 	}
 	var out []Diagnostic
@@ -299,10 +313,10 @@ func (v *validator) suggest(t string) string {
 }
 
 func (v *validator) broken(n *Node, t, key string) {
-	msg := fmt.Sprintf("reference to unknown id %q", t)
+	msg := fmt.Sprintf("Reference to unknown block ID \"%s\".", t)
 	s := v.suggest(t)
 	if s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
+		msg += fmt.Sprintf(" Did you mean \"%s\"?", s)
 	}
 	d := v.add(SevError, "broken-reference", n, msg)
 	if key != "" && n.HasID && n.ID != "" && s != "" {
@@ -322,7 +336,7 @@ func (v *validator) links(n *Node, text string) {
 		}
 		if memProfile {
 			if t := v.ids[w.Target]; t != nil && !(t.Type == TypeDirective && t.Name == "memory") {
-				v.add(SevWarning, "memory-wikilink-non-memory-target", n, fmt.Sprintf("[[%s]] is not a memory block", w.Target))
+				v.add(SevWarning, "memory-wikilink-non-memory-target", n, fmt.Sprintf("Wikilink [[%s]] points at a non-::memory block. Memory profile expects wikilinks to resolve to ::memory directives.", w.Target))
 			}
 		}
 	}
@@ -352,7 +366,7 @@ func number(x any) (float64, bool) {
 func hasContent(n *Node) bool { return jsTrim(n.Body) != "" || len(n.Children) > 0 }
 
 func (v *validator) allowed(name string) bool {
-	if len(v.known) == 0 || slices.Contains(commonDirectives, name) {
+	if len(v.known) == 0 {
 		return true
 	}
 	for p := range v.known {
@@ -375,7 +389,7 @@ func (v *validator) directive(n *Node, withEvidence map[string]bool) {
 	switch n.Name {
 	case "evidence", "counterevidence":
 		if _, ok := n.StringAttr("for"); !ok {
-			v.add(SevWarning, "evidence-missing-for", n, n.Name+" without a for= target")
+			v.add(SevWarning, "evidence-missing-for", n, n.Name+" block has no `for=` attribute.")
 		}
 		v.refAttr(n, "for")
 	case "plot":
@@ -385,70 +399,74 @@ func (v *validator) directive(n *Node, withEvidence map[string]bool) {
 		return
 	}
 	if !v.allowed(n.Name) {
-		v.add(SevWarning, "out-of-profile-directive", n, fmt.Sprintf("%s is outside the active profiles (%s)", n.Name, strings.Join(v.profiles, ", ")))
+		v.add(SevWarning, "out-of-profile-directive", n, fmt.Sprintf("Directive \"%s\" is not part of the declared \"%s\" profile.", n.Name, strings.Join(v.profiles, "+")))
 	}
 	str := func(k string) string { s, _ := n.StringAttr(k); return s }
 	has := func(k string) bool { _, ok := n.Attr(k); return ok }
 	switch n.Name {
 	case "claim":
 		if id, ok := n.StringAttr("id"); ok && !v.opts.SkipEvidenceForClaims && !withEvidence[id] {
-			v.add(SevWarning, "claim-without-evidence", n, fmt.Sprintf("claim %q has no evidence", id))
+			v.add(SevWarning, "claim-without-evidence", n, fmt.Sprintf("Claim \"%s\" has no evidence backing it.", id))
 		}
 		if c, ok := n.Attr("confidence"); ok {
 			if f, ok := number(c); !ok || f < 0 || f > 1 {
-				v.add(SevWarning, "claim-invalid-confidence", n, "confidence must be a number in [0,1]")
+				v.add(SevWarning, "claim-invalid-confidence", n, fmt.Sprintf("Claim \"%s\" confidence=\"%s\" must be a number in [0, 1].", idOf(n), jsText(c)))
 			}
 		} else if v.known["research-memo"] || v.known["investment-thesis"] {
-			v.add(SevWarning, "claim-missing-confidence", n, "claim without confidence")
+			v.add(SevWarning, "claim-missing-confidence", n, fmt.Sprintf("Claim \"%s\" has no `confidence=` attribute required by the research-style profile.", idOf(n)))
 		}
 	case "risk":
 		if !has("owner") {
-			v.add(SevWarning, "risk-without-owner", n, "risk without an owner")
+			v.add(SevWarning, "risk-without-owner", n, fmt.Sprintf("Risk \"%s\" has no `owner=` attribute.", idOf(n)))
 		}
 	case "decision", "adr":
 		if !has("status") {
-			v.add(SevWarning, "decision-without-status", n, n.Name+" without a status")
+			v.add(SevWarning, "decision-without-status", n, fmt.Sprintf("%s \"%s\" has no `status=` attribute.", n.Name, idOf(n)))
 		}
 		if v.known["adr"] {
 			if !has("owner") {
-				v.add(SevWarning, "adr-missing-owner", n, n.Name+" without an owner")
+				v.add(SevWarning, "adr-missing-owner", n, fmt.Sprintf("%s \"%s\" has no `owner=` attribute required by the adr profile.", n.Name, idOf(n)))
 			}
 			if !has("date") && !has("decided_at") && !has("decidedAt") {
-				v.add(SevWarning, "adr-missing-date", n, n.Name+" without a date")
+				v.add(SevWarning, "adr-missing-date", n, fmt.Sprintf("%s \"%s\" has no `date=` or `decided_at=` attribute required by the adr profile.", n.Name, idOf(n)))
 			}
 		}
 	case "agent_task", "todo":
 		if !has("scope") && jsTrim(n.Body) == "" && len(n.Children) == 0 {
-			v.add(SevWarning, "agent-task-without-scope", n, n.Name+" without a scope or description")
+			v.add(SevWarning, "agent-task-without-scope", n, fmt.Sprintf("Agent task \"%s\" has no scope or body.", idOf(n)))
 		}
 	case "state_change":
 		if _, ok := n.StringAttr("block"); !ok {
-			v.add(SevWarning, "state-change-missing-block", n, "state_change without a block= target")
+			v.add(SevWarning, "state-change-missing-block", n, "state_change has no `block=` attribute pointing at the changed block.")
 		}
 		if !has("from") || !has("to") {
-			v.add(SevWarning, "state-change-missing-from-to", n, "state_change needs from and to")
+			v.add(SevWarning, "state-change-missing-from-to", n, fmt.Sprintf("state_change \"%s\" needs both `from=` and `to=` attributes.", idOf(n)))
 		}
 		v.refAttr(n, "block")
 	case "change_request":
-		action := str("action")
-		if action == "" {
-			action = str("type")
+		// As the reference: the first string of action/type, lower-cased;
+		// none at all is no finding.
+		action, ok := n.StringAttr("action")
+		if !ok {
+			action, _ = n.StringAttr("type")
 		}
+		action = strings.ToLower(action)
 		switch action {
+		case "":
 		case "replace":
 			if !has("from") || !has("to") {
-				v.add(SevWarning, "change-request-missing-revision-text", n, "replace needs from and to")
+				v.add(SevWarning, "change-request-missing-revision-text", n, crText(n, action))
 			}
 		case "insert":
 			if !has("to") && !has("text") && !hasContent(n) {
-				v.add(SevWarning, "change-request-missing-revision-text", n, "insert needs to, text or a body")
+				v.add(SevWarning, "change-request-missing-revision-text", n, crText(n, action))
 			}
 		case "delete":
 			if !has("from") && !has("text") && !hasContent(n) {
-				v.add(SevWarning, "change-request-missing-revision-text", n, "delete needs from, text or a body")
+				v.add(SevWarning, "change-request-missing-revision-text", n, crText(n, action))
 			}
 		default:
-			v.add(SevWarning, "change-request-invalid-action", n, fmt.Sprintf("action %q is not insert, delete or replace", action))
+			v.add(SevWarning, "change-request-invalid-action", n, fmt.Sprintf("change_request \"%s\" action=\"%s\" must be insert, delete, or replace.", idOf(n), action))
 		}
 		v.firstRef(n, "target", "for", "parent", "block")
 	case "comment", "footnote", "endnote":
@@ -460,7 +478,7 @@ func (v *validator) directive(n *Node, withEvidence map[string]bool) {
 		}
 	case "citation":
 		if !has("url") && !has("source") && !has("doi") {
-			v.add(SevWarning, "citation-missing-source", n, "citation without url, source or doi")
+			v.add(SevWarning, "citation-missing-source", n, fmt.Sprintf("Citation \"%s\" has no `url=`, `source=`, or `doi=` attribute.", idOf(n)))
 		}
 		if acc := str("accessed"); acc != "" {
 			days := v.stale
@@ -470,71 +488,85 @@ func (v *validator) directive(n *Node, withEvidence map[string]bool) {
 				}
 			}
 			if t, err := time.Parse("2006-01-02", acc[:min(10, len(acc))]); err == nil && v.now.Sub(t) > time.Duration(days)*24*time.Hour {
-				v.add(SevWarning, "stale-citation", n, fmt.Sprintf("accessed %s, more than %d days ago", acc, days))
+				v.add(SevWarning, "stale-citation", n, fmt.Sprintf("Citation \"%s\" was last accessed %s (>%d days ago).", idOf(n), acc, days))
 			}
 		}
 	case "diagram":
 		if !has("kind") {
-			v.add(SevWarning, "diagram-missing-kind", n, "diagram without kind")
+			v.add(SevWarning, "diagram-missing-kind", n, fmt.Sprintf("Diagram \"%s\" has no `kind=` (mermaid|graphviz|drawio).", idOf(n)))
 		}
 		if !hasContent(n) {
-			v.add(SevWarning, "diagram-missing-source", n, "diagram without a source")
+			v.add(SevWarning, "diagram-missing-source", n, fmt.Sprintf("Diagram \"%s\" has no source body.", idOf(n)))
 		}
 	case "plotly":
 		body := rawBody(n)
 		if jsTrim(body) == "" {
-			v.add(SevWarning, "plotly-missing-spec", n, "plotly without a JSON spec")
+			v.add(SevWarning, "plotly-missing-spec", n, fmt.Sprintf("Plotly \"%s\" has no JSON spec body.", idOf(n)))
 		} else if !json.Valid([]byte(body)) {
-			v.add(SevError, "plotly-invalid-json", n, "plotly spec is not valid JSON")
+			v.add(SevError, "plotly-invalid-json", n, fmt.Sprintf("Plotly \"%s\" body is not valid JSON: %s", idOf(n), jsonProblem(body)))
 		}
 	case "figure":
 		if !has("alt") && !has("caption") {
-			v.add(SevWarning, "figure-missing-alt", n, "figure without alt or caption")
+			v.add(SevWarning, "figure-missing-alt", n, "Figure block has no alt or caption text.")
 		}
 	case "dataset":
 		if src, ok := n.StringAttr("src"); ok && src != "" && (!hasContent(n) || str("format") == "error") {
-			v.add(SevWarning, "dataset-src-missing", n, fmt.Sprintf("dataset source %q is not inlined", src))
+			v.add(SevWarning, "dataset-src-missing", n, fmt.Sprintf("Dataset \"%s\" src=\"%s\" failed to load (file missing or unreadable).", idOf(n), src))
 		}
 	case "html", "svg", "script":
 		if t, ok := n.Attr("trusted"); !ok || t != true {
-			v.add(SevWarning, "escape-hatch-untrusted", n, n.Name+" without the trusted flag")
+			v.add(SevWarning, "escape-hatch-untrusted", n, n.Name+" escape-hatch block has no `trusted` attribute. Add `trusted` to silence this warning, or `noverify` to suppress all checks on this block.")
 		}
 	case "memory":
 		t, ok := n.Attr("type")
 		if !ok {
-			v.add(SevError, "memory-missing-type", n, "memory without a type")
+			v.add(SevError, "memory-missing-type", n, fmt.Sprintf("Memory \"%s\" has no `type=` attribute.", idOf(n)))
 		} else if s, _ := t.(string); !slices.Contains(memoryTypes, s) {
-			v.add(SevError, "memory-invalid-type", n, fmt.Sprintf("memory type %v is not user, feedback, project or reference", t))
+			v.add(SevError, "memory-invalid-type", n, fmt.Sprintf("Memory \"%s\" has type=\"%s\". Must be one of: %s.", idOf(n), jsText(t), strings.Join(memoryTypes, ", ")))
 		}
 		if c, ok := n.Attr("confidence"); ok {
 			if f, ok := number(c); !ok || f < 0 || f > 1 {
-				v.add(SevError, "memory-invalid-confidence", n, "memory confidence must be in [0,1]")
+				v.add(SevError, "memory-invalid-confidence", n, fmt.Sprintf("Memory \"%s\" confidence=\"%s\" must be a number in [0, 1].", idOf(n), jsText(c)))
 			}
 		}
 		if ls, ok := n.Attr("last_seen"); ok {
 			if s, _ := ls.(string); !reISODate.MatchString(s) {
-				v.add(SevError, "memory-invalid-last-seen", n, "last_seen is not an ISO date")
+				v.add(SevError, "memory-invalid-last-seen", n, fmt.Sprintf("Memory \"%s\" last_seen=\"%s\" must be ISO date (YYYY-MM-DD or full ISO 8601).", idOf(n), jsText(ls)))
 			}
 		}
 		if !n.HasID || n.ID == "" {
-			v.add(SevError, "memory-missing-id", n, "memory without an id")
+			v.add(SevError, "memory-missing-id", n, "Memory block has no `id=` attribute.")
 		}
 	case "control":
-		typ := str("type")
+		typ := strings.ToLower(strings.TrimSpace(str("type")))
 		if slices.Contains(numericInputs, typ) {
 			def, ok := n.Attr("default")
 			f, isNum := number(def)
-			if _, isStr := def.(string); !ok || !isNum || isStr {
-				v.add(SevWarning, "control-missing-default", n, "numeric control without a numeric default")
+			if _, isStr := def.(string); isStr {
+				isNum = false
+			}
+			if !isNum && (typ == "checkbox" || typ == "toggle") {
+				// A switch's default is a number too: true/yes/on/checked
+				// is 1, false/no/off/unchecked 0 (controlDefaultNumber in
+				// https://github.com/ferax564/noma/blob/95319db/src/computed.ts).
+				switch strings.ToLower(jsText(def)) {
+				case "true", "yes", "on", "checked":
+					f, isNum = 1, true
+				case "false", "no", "off", "unchecked":
+					f, isNum = 0, true
+				}
+			}
+			if !ok || !isNum {
+				v.add(SevWarning, "control-missing-default", n, fmt.Sprintf("Numeric control \"%s\" has no numeric `default=` value for static rendering and LLM context.", idOf(n)))
 			} else {
 				if lo, ok := n.Attr("min"); ok {
 					if l, ok := number(lo); ok && f < l {
-						v.add(SevWarning, "control-out-of-range-default", n, "default below min")
+						v.add(SevWarning, "control-out-of-range-default", n, fmt.Sprintf("Numeric control \"%s\" default=%s is outside its declared range.", idOf(n), jsText(def)))
 					}
 				}
 				if hi, ok := n.Attr("max"); ok {
 					if h, ok := number(hi); ok && f > h {
-						v.add(SevWarning, "control-out-of-range-default", n, "default above max")
+						v.add(SevWarning, "control-out-of-range-default", n, fmt.Sprintf("Numeric control \"%s\" default=%s is outside its declared range.", idOf(n), jsText(def)))
 					}
 				}
 			}
@@ -544,7 +576,7 @@ func (v *validator) directive(n *Node, withEvidence map[string]bool) {
 				if _, isBool := l.(bool); !isBool {
 					s, _ := l.(string)
 					if !slices.Contains([]string{"sdtLocked", "contentLocked", "sdtContentLocked", "unlocked", "locked", "content", "sdt", "both", "none"}, s) {
-						v.add(SevWarning, "control-invalid-lock", n, fmt.Sprintf("unknown lock value %v", l))
+						v.add(SevWarning, "control-invalid-lock", n, fmt.Sprintf("Control \"%s\" lock=\"%s\" must be control, content, all, unlocked, or none.", idOf(n), jsText(l)))
 					}
 				}
 			}
@@ -552,9 +584,9 @@ func (v *validator) directive(n *Node, withEvidence map[string]bool) {
 	case "computed_metric", "computed_plot", "computed_table":
 		f := formulaOf(n)
 		if jsTrim(f) == "" {
-			v.add(SevWarning, "computed-missing-formula", n, n.Name+" without a formula")
+			v.add(SevWarning, "computed-missing-formula", n, fmt.Sprintf("%s \"%s\" has no `formula=` attribute or `formula:` body line.", n.Name, idOf(n)))
 		} else if idents, err := parseFormula(f); err != nil {
-			v.add(SevError, "formula-parse-error", n, "formula: "+err.Error())
+			v.add(SevError, "formula-parse-error", n, fmt.Sprintf("%s \"%s\" formula could not be parsed: %s", n.Name, idOf(n), err.Error()))
 		} else {
 			known := v.variables()
 			for d := range domainVars(n) {
@@ -562,7 +594,7 @@ func (v *validator) directive(n *Node, withEvidence map[string]bool) {
 			}
 			for _, id := range idents {
 				if !known[id] && !slices.Contains(formulaFuncs, strings.ToLower(id)) {
-					v.add(SevError, "computed-unknown-dependency", n, fmt.Sprintf("formula uses unknown %q", id))
+					v.add(SevError, "computed-unknown-dependency", n, fmt.Sprintf("%s \"%s\" formula references unknown control or computed block \"%s\".", n.Name, idOf(n), id))
 				}
 			}
 		}
@@ -582,20 +614,20 @@ func (v *validator) plot(n *Node) {
 	_, hasData := n.Attr("data")
 	ds, hasDS := n.StringAttr("dataset")
 	if !hasData && !hasDS {
-		v.add(SevError, "plot-missing-data", n, "plot without data or dataset")
+		v.add(SevError, "plot-missing-data", n, "Plot has no data or dataset attribute.")
 	}
 	if hasDS {
 		cols, ok := v.datasets[ds]
 		if !ok {
-			v.add(SevError, "plot-unknown-dataset", n, fmt.Sprintf("no dataset %q before this plot", ds))
+			v.add(SevError, "plot-unknown-dataset", n, fmt.Sprintf("Plot \"%s\" references unknown dataset \"%s\".", idOf(n), ds))
 		} else if c, ok := n.StringAttr("column"); ok && len(cols) > 0 && !slices.Contains(cols, c) {
-			v.add(SevError, "plot-unknown-column", n, fmt.Sprintf("dataset %q has no column %q", ds, c))
+			v.add(SevError, "plot-unknown-column", n, fmt.Sprintf("Plot \"%s\" references unknown column \"%s\" in dataset \"%s\".", idOf(n), c, ds))
 		}
 	}
 	data, _ := n.StringAttr("data")
 	xl, _ := n.StringAttr("xlabels")
 	if data != "" && xl != "" && delim(data) != delim(xl) {
-		v.add(SevWarning, "plot-mixed-delimiters", n, "data and xlabels use different separators")
+		v.add(SevWarning, "plot-mixed-delimiters", n, fmt.Sprintf("Plot \"%s\" mixes %s-separated data with %s-separated xlabels. Use commas for both (preferred).", idOf(n), delimName(data), delimName(xl)))
 	}
 }
 
@@ -726,7 +758,7 @@ func (v *validator) computedDepth() {
 	}
 	for _, n := range nodes {
 		if d := depth(n.ID); d > 2 {
-			v.add(SevWarning, "computed-chain-too-deep", n, "computed dependency chain deeper than 2, or a cycle")
+			v.add(SevWarning, "computed-chain-too-deep", n, fmt.Sprintf("%s \"%s\" has computed dependency depth %s; keep computed chains at depth <= 2.", n.Name, n.ID, depthText(d, cycle)))
 		}
 	}
 }
@@ -871,4 +903,60 @@ func Summary(ds []Diagnostic) string {
 		}
 	}
 	return s
+}
+
+// The reference's messages (https://github.com/ferax564/noma/blob/95319db/src/validator.ts)
+// are printed with JavaScript's template strings; these helpers spell
+// values as those do.
+
+// idOf is `node.id ?? "?"`.
+func idOf(n *Node) string {
+	if n.HasID {
+		return n.ID
+	}
+	return "?"
+}
+
+// jsText is String(value) for an attribute value.
+func jsText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "undefined"
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case int:
+		return strconv.Itoa(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// jsonProblem is the gist of why a plotly body is not JSON.
+func jsonProblem(body string) string {
+	var x any
+	if err := json.Unmarshal([]byte(body), &x); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func crText(n *Node, action string) string {
+	return fmt.Sprintf("change_request \"%s\" action=\"%s\" is missing the text needed for a tracked revision.", idOf(n), action)
+}
+
+func delimName(s string) string {
+	if delim(s) == "," {
+		return "comma"
+	}
+	return "space"
+}
+
+func depthText(d, cycle int) string {
+	if d >= cycle {
+		return "cycle"
+	}
+	return strconv.Itoa(d)
 }

@@ -106,7 +106,7 @@ func TestNoverifyAndIgnore(t *testing.T) {
 	}
 	// did you mean, with a fix on attribute sites of nodes with an id
 	ds = Validate(mustParse(t, "::claim{id=\"revenue\"}\nx\n::\n\n::comment{id=\"k\" target=\"revenu\"}\nok\n::\n\n::evidence{for=\"revenue\"}\ny\n::\n"), ValidateOptions{})
-	if len(ds) != 1 || !strings.Contains(ds[0].Message, `did you mean "revenue"`) || ds[0].Fix == nil || ds[0].Fix.Key != "target" || ds[0].EndLine != 7 {
+	if len(ds) != 1 || ds[0].Message != `Reference to unknown block ID "revenu". Did you mean "revenue"?` || ds[0].Fix == nil || ds[0].Fix.Key != "target" || ds[0].EndLine != 7 {
 		t.Errorf("suggestion: %+v", ds)
 	}
 }
@@ -132,5 +132,82 @@ func TestComputedDomainVariables(t *testing.T) {
 	ds := Validate(mustParse(t, controls+"::computed_plot{id=\"p\" formula=\"year * rate\" domain=\"year:0..3\"}\n::\n"), ValidateOptions{})
 	if len(ds) != 1 || ds[0].Code != "computed-unknown-dependency" || !strings.Contains(ds[0].Message, `"rate"`) {
 		t.Errorf("an undeclared name is still unknown: %+v", ds)
+	}
+}
+
+// Profiles allow what the reference's PROFILES allow, no more, no less:
+// cases from its own tests
+// (https://github.com/ferax564/noma/blob/95319db/test/validator.test.ts,
+// https://github.com/ferax564/noma/blob/95319db/test/issues.test.ts).
+func TestProfilesAsTheReference(t *testing.T) {
+	ofp := func(src string) []string {
+		t.Helper()
+		var out []string
+		for _, d := range Validate(mustParse(t, src), ValidateOptions{}) {
+			if d.Code == "out-of-profile-directive" {
+				out = append(out, d.Message)
+			}
+		}
+		return out
+	}
+	for _, p := range []string{"minimal", "technical", "research"} {
+		src := "---\nprofile: " + p + "\n---\n::page_setup{size=\"Letter\"}\n::\n\n::doc_protection{edit=\"forms\"}\n::\n\n::header\nhead\n::\n\n::footer{page_numbers}\nfoot\n::\n\n::toc\n::\n\n::pagebreak\n::\n\n::footnote\nnote\n::\n\n::endnote\nend note\n::\n\n::bibliography\n::\n\n::code{id=\"snippet\" lang=\"text\"}\nPatch by stable ID.\n::\n"
+		if got := ofp(src); len(got) != 0 {
+			t.Errorf("page chrome under %s: %v", p, got)
+		}
+	}
+	technical := "---\nprofile: technical\n---\n::api{id=\"api\" title=\"API\"}\n::\n\n::endpoint{id=\"endpoint\" method=\"GET\" path=\"/v1/items\" api=\"api\"}\n::\n\n::parameter{id=\"param\" name=\"limit\" in=\"query\" type=\"number\"}\n::\n\n::example{id=\"example\" lang=\"json\" for=\"endpoint\"}\n{\"limit\":10}\n::\n\n::instruction{id=\"instruction\" scope=\"agent\"}\nPatch one block.\n::\n\n::changelog{id=\"change\" version=\"1.0.0\"}\nInitial API.\n::\n"
+	if got := ofp(technical); len(got) != 0 {
+		t.Errorf("technical API directives: %v", got)
+	}
+	if got := ofp("---\nprofiles:\n  - research\n  - technical\n---\n::claim{id=\"c1\" noverify}\nx\n::\n::grid{columns=2}\n:::card\nA\n:::\n::\n"); len(got) != 0 {
+		t.Errorf("a union of profiles: %v", got)
+	}
+	if got := ofp("---\nprofile: research\n---\n::table{header align=\"-,c\"}\n| A | B |\n| 1 | 2 |\n::\n"); len(got) != 0 {
+		t.Errorf("table under research: %v", got)
+	}
+	got := ofp("---\nprofiles:\n  - minimal\n  - memory\n---\n::grid{columns=2}\n:::card\nA\n:::\n::\n\n::comment{id=\"k\"}\nhi\n::\n")
+	want := []string{`Directive "grid" is not part of the declared "minimal+memory" profile.`, `Directive "card" is not part of the declared "minimal+memory" profile.`, `Directive "comment" is not part of the declared "minimal+memory" profile.`}
+	if !slices.Equal(got, want) {
+		t.Errorf("outside the profiles:\n got %q\nwant %q", got, want)
+	}
+}
+
+// Messages are worded as the reference words them
+// (https://github.com/ferax564/noma/blob/95319db/src/validator.ts), and a
+// toggle's boolean default or a change_request without an action is no
+// finding there, nor here.
+func TestMessagesAsTheReference(t *testing.T) {
+	src := "---\nprofile: nonsense\n---\n" +
+		"::claim{id=\"c1\" confidence=1.5}\nx\n::\n\n" +
+		"::risk{id=\"r1\"}\nx\n::\n\n" +
+		"::memory{id=\"m1\" type=\"diary\" last_seen=\"yesterday\"}\nx\n::\n\n" +
+		"::control{id=\"on\" type=\"toggle\" default=false}\n::\n\n" +
+		"::control{id=\"rate\" min=0 max=10 default=12}\n::\n\n" +
+		"::change_request{id=\"cr\" target=\"c1\"}\nx\n::\n\n" +
+		"::plot{id=\"p\" dataset=\"nope\"}\n::\n"
+	got := map[string]string{}
+	for _, d := range Validate(mustParse(t, src), ValidateOptions{IgnoreRules: []string{"no-such-rule"}}) {
+		got[d.Code] = d.Message
+	}
+	for code, msg := range map[string]string{
+		"unknown-profile":              `Document declares unknown profile "nonsense". Known: minimal, technical, research, memory, technical-docs, research-memo, investment-thesis, agent-memory, adr, spec.`,
+		"claim-invalid-confidence":     `Claim "c1" confidence="1.5" must be a number in [0, 1].`,
+		"claim-without-evidence":       `Claim "c1" has no evidence backing it.`,
+		"risk-without-owner":           "Risk \"r1\" has no `owner=` attribute.",
+		"memory-invalid-type":          `Memory "m1" has type="diary". Must be one of: user, feedback, project, reference.`,
+		"memory-invalid-last-seen":     `Memory "m1" last_seen="yesterday" must be ISO date (YYYY-MM-DD or full ISO 8601).`,
+		"control-out-of-range-default": `Numeric control "rate" default=12 is outside its declared range.`,
+		"plot-unknown-dataset":         `Plot "p" references unknown dataset "nope".`,
+		"unknown-ignore-rule":          `--ignore-rule "no-such-rule" matches no known validator rule (ignored).`,
+	} {
+		if got[code] != msg {
+			t.Errorf("%s:\n got %q\nwant %q", code, got[code], msg)
+		}
+	}
+	for _, code := range []string{"control-missing-default", "change-request-invalid-action"} {
+		if m, ok := got[code]; ok {
+			t.Errorf("%s is no finding in the reference: %s", code, m)
+		}
 	}
 }

@@ -31,7 +31,7 @@ func TestExistingBlueKitNotebook(t *testing.T) {
 		".bluekit/bluekit.md":     "# Our notebook\n",
 		".bluekit/kits/deploy.md": deployKit,
 	})
-	fx.MustGloss("init", "--no-mcp")
+	fx.MustGloss("init", "--no-mcp", "--notebook")
 	if st := fx.Git("status", "--porcelain", "--untracked-files=all", ".bluekit", ".gloss/notebook"); st != "" {
 		t.Fatalf("init wrote into the existing notebook (or a second one):\n%s", st)
 	}
@@ -62,7 +62,7 @@ func TestBlueKitRootVariable(t *testing.T) {
 	if out := glossEnv(t, fx, env, "note", "search", "push the tag"); !strings.Contains(out, "kits/deploy.md") {
 		t.Fatalf("search in $BLUEKIT_ROOT:\n%s", out)
 	}
-	glossEnv(t, fx, env, "init", "--no-mcp")
+	glossEnv(t, fx, env, "init", "--no-mcp", "--notebook")
 	if st := fx.Git("status", "--porcelain", "--untracked-files=all"); strings.Contains(st, "docs/kb") || strings.Contains(st, ".gloss/notebook") {
 		t.Fatalf("init must not scaffold into (or beside) an existing notebook:\n%s", st)
 	}
@@ -79,7 +79,7 @@ func TestScaffoldOnlyANewNotebook(t *testing.T) {
 	var res struct {
 		Scaffolded []string `json:"scaffolded"`
 	}
-	out := fx.MustGloss("init", "--no-mcp", "--json")
+	out := fx.MustGloss("init", "--no-mcp", "--notebook", "--json")
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -88,5 +88,27 @@ func TestScaffoldOnlyANewNotebook(t *testing.T) {
 	}
 	if _, err := os.Stat(fx.Path("kb/index.md")); err == nil {
 		t.Fatal("index.md written into an existing notebook")
+	}
+}
+
+// A blueprint lands where the kit keeps blueprints — blueprints/<name>/
+// blueprint.json, its tasks/ beside it — not as a markdown note (layout of
+// https://github.com/stephan-chiorean/blueKit/blob/470e2b4/.bluekit/kits/bluekit-notebook-mcp-server.md).
+func TestBlueprintAsTheKitLaysItOut(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	fx.Commit("bluekit", map[string]string{".bluekit/bluekit.md": "# Our notebook\n"})
+	blueprint := `{"id":"saas-starter","name":"SaaS starter","tasks":["tasks/01-auth.md"]}`
+	out := fx.MustGloss("note", "create", "saas-starter", "--type", "blueprint", "-m", blueprint, "--json")
+	if !strings.Contains(out, `"path":"blueprints/saas-starter/blueprint.json"`) {
+		t.Fatalf("create: %s", out)
+	}
+	if got := fx.Read(".bluekit/blueprints/saas-starter/blueprint.json"); got != blueprint+"\n" {
+		t.Fatalf("blueprint.json: %q", got)
+	}
+	if _, err := os.Stat(fx.Path(".bluekit/blueprints/saas-starter.md")); err == nil {
+		t.Fatal("a blueprint written as markdown")
+	}
+	if out, err := fx.Gloss("note", "create", "broken", "--type", "blueprint", "-m", "# not json\n"); err == nil {
+		t.Fatalf("a blueprint that is not JSON: %s", out)
 	}
 }

@@ -14,13 +14,22 @@ func TestCLIAndMCPAgree(t *testing.T) {
 	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
 	fx.Commit("initial", map[string]string{"README.md": "x\n"})
-	out := fx.MustGloss("init", "--no-mcp")
+	// Plain init writes nothing into the working tree: no scaffold shows
+	// up as changed files nobody made.
+	fx.MustGloss("init", "--no-mcp")
+	if _, err := os.Stat(fx.Path(".gloss/notebook")); !os.IsNotExist(err) {
+		t.Errorf("init scaffolded a notebook unasked: %v", err)
+	}
+	if st := fx.Git("status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Errorf("init left changes in the working tree:\n%s", st)
+	}
+	out := fx.MustGloss("init", "--no-mcp", "--notebook")
 	for _, f := range []string{".gloss/notebook/index.md", ".gloss/notebook/kits/.gitkeep", ".gloss/notebook/diagrams/.gitkeep"} {
 		if _, err := os.Stat(fx.Path(f)); err != nil {
-			t.Errorf("init did not scaffold %s: %v\n%s", f, err, out)
+			t.Errorf("init --notebook did not scaffold %s: %v\n%s", f, err, out)
 		}
 	}
-	again := fx.MustGloss("init", "--no-mcp", "--json")
+	again := fx.MustGloss("init", "--no-mcp", "--notebook", "--json")
 	if !strings.Contains(again, `"scaffolded":[]`) {
 		t.Errorf("second init scaffolded again: %s", again)
 	}
@@ -95,7 +104,7 @@ func TestNotebookLocationOverrides(t *testing.T) {
 	fx := fixtures.NewRepo(t)
 	fx.Write(".gloss/config.toml", "[notebook]\npath = \"docs/notebook\"\n")
 	fx.Commit("config", nil)
-	fx.MustGloss("init", "--no-mcp")
+	fx.MustGloss("init", "--no-mcp", "--notebook")
 	if _, err := os.Stat(fx.Path("docs/notebook/index.md")); err != nil {
 		t.Errorf("configured notebook not scaffolded: %v", err)
 	}

@@ -58,7 +58,6 @@ func TestRoutingByType(t *testing.T) {
 		{"tour", "", map[string]any{"type": "walkthrough"}, "walkthroughs/tour.md"},
 		{"reviewer", "", map[string]any{"type": "agent"}, "agents/reviewer.md"},
 		{"flow", "", map[string]any{"type": "diagram"}, "diagrams/flow.mmd"},
-		{"plan", "", map[string]any{"type": "blueprint"}, "blueprints/plan.md"},
 		{"misc", "", nil, "notes/misc.md"},
 		{"odd", "", map[string]any{"type": "unknown-type"}, "notes/odd.md"},
 		{"explicit", "custom/place", map[string]any{"type": "kit"}, "custom/place/explicit.md"},

@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -171,8 +172,14 @@ func (nb *Notebook) Create(in CreateInput) (*OpResult, error) {
 	if typ == "diagram" {
 		ext = ".mmd"
 	}
+	explicitExt := false
 	if e := path.Ext(name); allowedExt[strings.ToLower(e)] {
-		ext, name = e, strings.TrimSuffix(name, e)
+		ext, name, explicitExt = e, strings.TrimSuffix(name, e), true
+	}
+	if typ == "blueprint" && !explicitExt && strings.TrimSpace(in.Folder) == "" {
+		// The kit keeps a blueprint as blueprints/<id>/blueprint.json
+		// (with its tasks/ beside it), not as a note.
+		return nb.createBlueprint(name, in)
 	}
 	folder := in.Folder
 	if strings.TrimSpace(folder) == "" {
@@ -720,4 +727,35 @@ func (nb *Notebook) FolderSummary(folder string) (*FolderSummary, error) {
 		s.Recent = append(s.Recent, all[i].e)
 	}
 	return s, nil
+}
+
+// createBlueprint writes a blueprint where the BlueKit notebook kit keeps
+// it: blueprints/<name>/blueprint.json (layout in
+// https://github.com/stephan-chiorean/blueKit/blob/470e2b4/.bluekit/kits/bluekit-notebook-mcp-server.md).
+// The content is the blueprint's JSON, written as given; JSON has no
+// frontmatter, so the type is implied by the place.
+func (nb *Notebook) createBlueprint(name string, in CreateInput) (*OpResult, error) {
+	if !json.Valid([]byte(in.Content)) {
+		return nil, refuse(InvalidArgument, "a blueprint is JSON (blueprints/%s/blueprint.json): the content does not parse", name)
+	}
+	p, err := nb.cleanPath(path.Join("blueprints", name, "blueprint.json"), true)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := nb.lock(p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if nb.exists(p) && !in.Overwrite {
+		return nil, refuse(AlreadyExists, "%s (pass overwrite to replace it)", p)
+	}
+	data := []byte(in.Content)
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		data = append(data, '\n')
+	}
+	if err := nb.write(p, data); err != nil {
+		return nil, err
+	}
+	return ok(p, "Created note: %s", p), nil
 }

@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"encoding/hex"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -164,5 +165,67 @@ func TestSpecsFolderSetting(t *testing.T) {
 	r.Write(".gloss/config.toml", "[specs]\npath = \"../elsewhere\"\n")
 	if out, err := r.Gloss("spec", "status"); exitCode(err) != 2 || !strings.Contains(out, "inside the repository") {
 		t.Fatalf("a folder outside the repository is a usage error: %v\n%s", err, out)
+	}
+}
+
+// snapshot_state on NotarAI's committed file keeps it NotarAI's: the
+// epoch-seconds "Z" timestamp, the cli_version of the NotarAI that wrote
+// it, key order, and the fingerprints of files no spec governs (NotarAI's
+// cache is global, so its file lists every file it was told about, as in
+// NotarAI's own https://github.com/davidroeca/NotarAI/blob/0a38c78/.notarai/reconciliation_state.json,
+// written by save_state in
+// https://github.com/davidroeca/NotarAI/blob/0030d7d/src/core/state.rs).
+func TestSnapshotKeepsNotarAIsFile(t *testing.T) {
+	r := notaraiRepo(t)
+	var state map[string]any
+	if err := json.Unmarshal([]byte(r.Read(".notarai/reconciliation_state.json")), &state); err != nil {
+		t.Fatal(err)
+	}
+	ungoverned := map[string]any{
+		".github/workflows/ci.yml": map[string]string{"blake3": b3("ci: yes\n")},
+		"Cargo.toml":               map[string]string{"blake3": b3("[package]\n")},
+		"gone/deleted.rs":          map[string]string{"blake3": b3("fn main() {}\n")},
+	}
+	for p, fp := range ungoverned {
+		state["file_fingerprints"].(map[string]any)[p] = fp
+	}
+	data, _ := json.MarshalIndent(state, "", "  ")
+	r.Commit("notarai state", map[string]string{
+		".notarai/reconciliation_state.json": string(data) + "\n",
+		".github/workflows/ci.yml":           "ci: yes\n",
+		"Cargo.toml":                         "[package]\n",
+	})
+
+	r.Write("bell/bell.go", bellGo+"\nfunc Stop() {}\n")
+	r.MustGloss("spec", "mark", "bell/bell.go")
+	r.MustGloss("spec", "snapshot")
+	text := r.Read(".notarai/reconciliation_state.json")
+	if !regexp.MustCompile(`^\{\n  "schema_version": "1",\n  "cli_version": "0\.5\.0",\n  "last_reconciliation": \{\n    "timestamp": "\d+Z",\n`).MatchString(text) {
+		t.Fatalf("NotarAI's timestamp, cli_version and key order:\n%s", text)
+	}
+	var written struct {
+		Files map[string]map[string]string `json:"file_fingerprints"`
+	}
+	if err := json.Unmarshal([]byte(text), &written); err != nil {
+		t.Fatal(err)
+	}
+	for p, fp := range ungoverned {
+		if got := written.Files[p]["blake3"]; got != fp.(map[string]string)["blake3"] {
+			t.Errorf("%s: %q, want NotarAI's entry kept", p, got)
+		}
+	}
+	if got := written.Files["bell/bell.go"]["blake3"]; got != b3(bellGo+"\nfunc Stop() {}\n") {
+		t.Errorf("the governed file marked since: %q", got)
+	}
+
+	// A second snapshot with nothing new changes only the time and the
+	// commit, as NotarAI's does.
+	r.Git("add", "-A")
+	r.Git("commit", "-qm", "snapshot")
+	r.MustGloss("spec", "snapshot")
+	for _, line := range fixtures.Lines(r.Git("diff", "-U0")) {
+		if (strings.HasPrefix(line, "+ ") || strings.HasPrefix(line, "- ")) && !strings.Contains(line, `"timestamp"`) && !strings.Contains(line, `"git_hash"`) {
+			t.Fatalf("a second snapshot churns the file:\n%s", r.Git("diff"))
+		}
 	}
 }

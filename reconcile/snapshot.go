@@ -96,8 +96,15 @@ func (w *Workspace) Snapshot(_ context.Context) (*SnapshotResult, error) {
 		return nil, err
 	}
 	snap := Snapshot{SchemaVersion: "1", CLIVersion: toolVersion(), FileFingerprints: map[string]FileFingerprint{}, SpecFingerprints: map[string]string{}}
-	now := time.Now().UTC().Format(time.RFC3339)
-	snap.LastReconciliation.Timestamp = now
+	snap.LastReconciliation.Timestamp = time.Now().UTC().Format(time.RFC3339)
+	prev := w.notaraiSnapshot()
+	if prev != nil {
+		// NotarAI's file stays NotarAI's: its epoch-seconds timestamp and
+		// the version of the NotarAI that wrote it, so a team running
+		// both tools sees no churn beyond the fingerprints that changed.
+		snap.CLIVersion = prev.CLIVersion
+		snap.LastReconciliation.Timestamp = strconv.FormatInt(time.Now().Unix(), 10) + "Z"
+	}
 	if w.Head != "" {
 		h := w.Head
 		snap.LastReconciliation.GitHash = &h
@@ -127,6 +134,16 @@ func (w *Workspace) Snapshot(_ context.Context) (*SnapshotResult, error) {
 			snap.FileFingerprints[p] = FileFingerprint{Blake3: h}
 		}
 	}
+	if prev != nil {
+		// NotarAI fingerprints every file it was told about, governed or
+		// not (its cache is global); gloss has no say on files no spec
+		// governs, so their entries stay as NotarAI wrote them.
+		for p, fp := range prev.FileFingerprints {
+			if _, ok := snap.FileFingerprints[p]; !ok && !w.governed(p) {
+				snap.FileFingerprints[p] = fp
+			}
+		}
+	}
 	data, err := json.MarshalIndent(snap, "", "  ")
 	if err != nil {
 		return nil, err
@@ -146,4 +163,35 @@ func writeSnapshotFile(repo *gitops.Repo, statePath string, data []byte) error {
 	}
 	defer tree.Close()
 	return tree.WriteFile(statePath, data, 0o644)
+}
+
+// notaraiSnapshot is the committed snapshot when NotarAI wrote it — in
+// NotarAI's folder, with NotarAI's epoch-seconds timestamp or a
+// cli_version that is not gloss's — and nil otherwise. The format is
+// NotarAI's save_state
+// (https://github.com/davidroeca/NotarAI/blob/0030d7d/src/core/state.rs).
+func (w *Workspace) notaraiSnapshot() *Snapshot {
+	if w.Specs.Layout.StatePath != spec.NotarAIStatePath {
+		return nil
+	}
+	prev, err := readSnapshot(w.Specs.Tree)
+	if err != nil || prev == nil {
+		return nil
+	}
+	ts := prev.LastReconciliation.Timestamp
+	epoch := strings.HasSuffix(ts, "Z") && len(ts) > 1 && strings.Trim(ts[:len(ts)-1], "0123456789") == ""
+	if !epoch && strings.HasPrefix(prev.CLIVersion, "git-gloss") {
+		return nil
+	}
+	return prev
+}
+
+// governed says whether any usable spec governs p.
+func (w *Workspace) governed(p string) bool {
+	for _, sp := range w.Specs.Usable() {
+		if sp.Governs(p) {
+			return true
+		}
+	}
+	return false
 }

@@ -461,7 +461,7 @@ func TestUninstallGivesBackTheMCPConfigBytes(t *testing.T) {
 
 func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
 	fx := newRepo(t)
-	fx.MustGloss("init", "--no-mcp")
+	fx.MustGloss("init", "--no-mcp", "--notebook")
 	if _, err := os.Stat(fx.Path(".gloss/notebook/index.md")); err != nil {
 		t.Fatalf("init did not scaffold the notebook: %v", err)
 	}
@@ -478,7 +478,7 @@ func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
 
 	// Nothing left of the scaffold when nobody touched it.
 	fx2 := newRepo(t)
-	fx2.MustGloss("init", "--no-mcp")
+	fx2.MustGloss("init", "--no-mcp", "--notebook")
 	fx2.MustGloss("uninstall")
 	if _, err := os.Stat(fx2.Path(".gloss")); !os.IsNotExist(err) {
 		t.Errorf(".gloss left behind by init then uninstall: %v", err)
@@ -486,7 +486,7 @@ func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
 
 	// A changed index and a committed scaffold are the team's.
 	fx3 := newRepo(t)
-	fx3.MustGloss("init", "--no-mcp")
+	fx3.MustGloss("init", "--no-mcp", "--notebook")
 	fx3.Git("add", ".gloss/notebook/kits")
 	fx3.Git("commit", "-q", "--no-verify", "-m", "keep kits")
 	fx3.Write(".gloss/notebook/index.md", "# our notebook\n")
@@ -496,6 +496,26 @@ func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
 	}
 	if _, err := os.Stat(fx3.Path(".gloss/notebook/kits/.gitkeep")); err != nil {
 		t.Errorf("committed scaffold removed: %v", err)
+	}
+}
+
+// Right after init, before any annotation exists, git log and git show
+// print no warning about gloss's notes ref (issue 20 item 6): init sets
+// no notes.displayRef to a ref that does not exist yet.
+func TestNoNotesWarningRightAfterInit(t *testing.T) {
+	t.Parallel()
+	fx := newRepo(t)
+	fx.MustGloss("init", "--no-mcp")
+	for _, args := range [][]string{{"log", "-1"}, {"show", "--stat", "HEAD"}, {"log", "--oneline"}} {
+		cmd := fx.Command("git", args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		if stderr.Len() > 0 {
+			t.Errorf("git %v warns right after init:\n%s", args, stderr.String())
+		}
 	}
 }
 

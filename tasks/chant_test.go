@@ -175,3 +175,47 @@ func TestImportFromChant(t *testing.T) {
 		t.Fatalf("second import: %+v", again)
 	}
 }
+
+// What the import leaves in the Chant folder it names, folder by folder:
+// research outputs and the runtime store as in Chant's own example
+// https://github.com/lex00/chant/tree/ec4a403/examples/oss-maintainer-workflow/.chant
+// (research/issue-42-*.md, store/rotation.json), spec templates
+// (.chant/templates/, `chant template`) and MCP process records
+// (.chant/processes/<id>-<pid>.json, src/mcp/tools/work.rs).
+func TestImportFromChantSaysWhatItLeft(t *testing.T) {
+	e := newEnv(t)
+	e.fx.Commit("chant project", map[string]string{
+		".chant/config.md":                              "---\nproject:\n  name: oss\n---\n# Config\n",
+		".chant/.gitignore":                             ".locks/\n.store/\nstore/\nlogs/\nprocesses/\n",
+		".chant/specs/2026-02-14-001-def.md":            chantSpec("pending", nil, "- [ ] next"),
+		".chant/research/issue-42-comprehension.md":     "# Comprehension\n",
+		".chant/research/issue-42-root-cause.md":        "# Root cause\n",
+		".chant/store/rotation.json":                    "{\"index\":0}\n",
+		".chant/templates/bugfix.md":                    "---\nname: bugfix\n---\n# Fix {{title}}\n",
+		".chant/processes/2026-02-14-001-def-4242.json": "{\"spec_id\":\"2026-02-14-001-def\",\"pid\":4242}\n",
+	})
+	var res tasks.ImportResult
+	if err := json.Unmarshal([]byte(e.fx.MustGloss("task", "import", "--json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, l := range res.Left {
+		if l.Why == "" {
+			t.Errorf("%s left without a reason", l.Path)
+		}
+		got[l.Path] = l.Files
+	}
+	want := map[string]int{".gitignore": 1, "processes/": 1, "research/": 2, "store/": 1, "templates/": 1}
+	if len(got) != len(want) {
+		t.Fatalf("left %v, want %v", got, want)
+	}
+	for p, n := range want {
+		if got[p] != n {
+			t.Errorf("left %v, want %v", got, want)
+		}
+	}
+	out := e.fx.MustGloss("task", "import")
+	if !strings.Contains(out, "not imported: templates/ (1 file(s))") || !strings.Contains(out, "research/ (2 file(s))") {
+		t.Fatalf("the human answer says what it left:\n%s", out)
+	}
+}

@@ -16,7 +16,7 @@ type Check struct {
 // Diagnosis is task_diagnose's answer.
 type Diagnosis struct {
 	Schema     string  `json:"$schema"`
-	TaskID     string  `json:"task_id"`
+	TaskID     string  `json:"spec_id"`
 	Status     string  `json:"status"`
 	Location   string  `json:"location"`
 	Checks     []Check `json:"checks"`

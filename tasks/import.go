@@ -31,8 +31,29 @@ type ImportResult struct {
 	Conflict []string `json:"conflict"` // already there with other bytes: left alone
 	Skipped  []string `json:"skipped"`  // symbolic links to folders in the source: not followed
 	Fixed    []string `json:"fixed"`    // tasks whose stored status was a computed one (blocked, ready): set to pending
+	Left     []Left   `json:"left" jsonschema:"what the Chant folder holds that was not imported (it stays where it is)"`
 	Hints    []string `json:"hints"`
 	Commit   bool     `json:"committed"`
+}
+
+// Left is a part of the Chant folder the import did not bring over.
+type Left struct {
+	Path  string `json:"path" jsonschema:"relative to the Chant folder; a folder ends in /"`
+	Files int    `json:"files"`
+	Why   string `json:"why"`
+}
+
+// leftWhy says why a part of a Chant folder is not imported.
+var leftWhy = map[string]string{
+	"templates/": "spec templates (chant add --template): gloss has no templates",
+	"research/":  "research outputs of research specs: not tasks, kept where the specs point",
+	"processes/": "records of Chant's running MCP processes: nothing to carry over",
+	"context/":   "documents injected into prompts: kept where the specs' context names them",
+	"store/":     "Chant's runtime store",
+	".locks/":    "Chant's runtime locks",
+	".store/":    "Chant's runtime store",
+	"pids/":      "Chant's agent PIDs",
+	"tmp/":       "Chant's prompt files",
 }
 
 // chantLogName is <id>.log or <id>.<n>.log (a later run).
@@ -142,6 +163,9 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 		if err := put(path.Join(ImportedDir, "chant", rel), data, &res.Kept); err != nil {
 			return nil, err
 		}
+	}
+	if res.Left, err = s.chantLeft(src, specs, archived, prompts); err != nil {
+		return nil, err
 	}
 	if len(res.Skipped) > 0 {
 		res.Hints = append(res.Hints, fmt.Sprintf("%d symbolic link(s) to folders in %s were not followed: copy what they hold into %s by hand if you want it", len(res.Skipped), src, src))
@@ -273,4 +297,53 @@ func storedStatusFix(data []byte) ([]byte, bool) {
 // the agent command comes from personal git config only.
 func chantConfigHints([]byte) []string {
 	return []string{"Chant's config.md is kept in " + ImportedDir + "/chant/; gloss never runs a command named in a committed file, so set the agent with git config gloss.agent '<command>' (default: claude -p)"}
+}
+
+// chantLeft lists, by top-level entry, the files of the Chant folder the
+// import did not bring over: everything but specs/**.md, archive/**.md,
+// logs/<id>[.N].log, config.md and prompts/**.md.
+func (s *Store) chantLeft(src string, specs, archived, prompts []string) ([]Left, error) {
+	taken := map[string]bool{"config.md": true}
+	for _, l := range [][2]any{{"specs", specs}, {"archive", archived}, {"prompts", prompts}} {
+		for _, rel := range l[1].([]string) {
+			taken[path.Join(l[0].(string), rel)] = true
+		}
+	}
+	counts := map[string]int{}
+	err := fs.WalkDir(s.root.FS(), src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel := strings.TrimPrefix(p, src+"/")
+		if taken[rel] {
+			return nil
+		}
+		if strings.HasPrefix(rel, "logs/") && !strings.Contains(strings.TrimPrefix(rel, "logs/"), "/") {
+			if m := chantLogName.FindStringSubmatch(path.Base(rel)); m != nil && m[1] != "watch" {
+				return nil
+			}
+		}
+		top, _, nested := strings.Cut(rel, "/")
+		if nested {
+			top += "/"
+		}
+		counts[top]++
+		return nil
+	})
+	out := []Left{}
+	for top, n := range counts {
+		why := leftWhy[top]
+		switch {
+		case why != "":
+		case top == ".gitignore":
+			why = "Chant's ignore rules"
+		case top == "watch.pid" || top == "logs/":
+			why = "Chant's runtime files"
+		default:
+			why = "not part of Chant's format gloss imports"
+		}
+		out = append(out, Left{Path: top, Files: n, Why: why})
+	}
+	slices.SortFunc(out, func(a, b Left) int { return strings.Compare(a.Path, b.Path) })
+	return out, err
 }

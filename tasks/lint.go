@@ -145,6 +145,23 @@ func (s *Store) lint(g graph, t *Task) LintResult {
 			diag("dependency", "error", "depends on unknown task %s", d)
 		}
 	}
+	if a := t.Approval; a != nil {
+		// Chant's validate_approval_schema (src/cmd/spec/lint.rs).
+		variant := map[string]string{ApprovalApproved: "Approved", ApprovalRejected: "Rejected"}[a.Status]
+		switch {
+		case a.Status != ApprovalPending && variant == "":
+			diag("approval", "error", "Invalid approval status: %s. Must be one of: pending, approved, rejected", a.Status)
+		case variant != "":
+			if a.By == "" {
+				diag("approval", "error", "Approval status is %s but 'by' field is missing", variant)
+			}
+			if a.At == "" {
+				diag("approval", "error", "Approval status is %s but 'at' timestamp is missing", variant)
+			}
+		case a.By != "":
+			diag("approval", "error", "Approval has 'by' field set but status is still 'pending'")
+		}
+	}
 	crit := criteriaOf(t.Body)
 	lines := prose(t.Body)
 	words := len(strings.Fields(strings.Join(lines, " ")))

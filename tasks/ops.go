@@ -29,7 +29,7 @@ type Summary struct {
 // ListResult is task_list's and task_ready's answer.
 type ListResult struct {
 	Schema   string    `json:"$schema"`
-	Tasks    []Summary `json:"tasks"`
+	Tasks    []Summary `json:"specs" jsonschema:"named as in Chant's replies"`
 	Total    int       `json:"total"`
 	Limit    int       `json:"limit"`
 	Returned int       `json:"returned"`
@@ -38,7 +38,7 @@ type ListResult struct {
 // Message is the answer of a change: what happened.
 type Message struct {
 	Schema  string `json:"$schema"`
-	TaskID  string `json:"task_id"`
+	TaskID  string `json:"spec_id"`
 	Message string `json:"message"`
 }
 
@@ -170,20 +170,40 @@ func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
 	return d, nil
 }
 
-// StatusResult is task_status's answer.
+// StatusResult is task_status's answer, in Chant's shape
+// (https://github.com/lex00/chant/blob/ec4a403/src/mcp/tools/spec.rs,
+// tool_chant_status): flat counts where paused counts as in_progress and
+// ready as pending, blocked including tasks waiting for an approval.
+// Ready, paused and approvals are gloss's own, beside them.
 type StatusResult struct {
 	Schema         string         `json:"$schema"`
 	Total          int            `json:"total"`
-	Counts         map[string]int `json:"counts"`
-	Brief          string         `json:"brief,omitempty"`
+	Pending        int            `json:"pending" jsonschema:"pending tasks, ready ones included"`
+	InProgress     int            `json:"in_progress" jsonschema:"in progress, paused included"`
+	Completed      int            `json:"completed"`
+	Failed         int            `json:"failed"`
+	Blocked        int            `json:"blocked" jsonschema:"waiting for dependencies or an approval"`
+	Cancelled      int            `json:"cancelled"`
+	NeedsAttention int            `json:"needs_attention"`
+	Ready          int            `json:"ready" jsonschema:"of pending, the ones that can be worked on now"`
+	Paused         int            `json:"paused" jsonschema:"of in_progress, the paused ones"`
+	Approvals      ApprovalCounts `json:"approvals" jsonschema:"tasks whose approval is required, by approval status"`
+	Brief          string         `json:"brief,omitempty" jsonschema:"the one line of counts (MCP sends it alone, as Chant does)"`
 	InProgressWork []Activity     `json:"in_progress_activity,omitempty"`
+}
+
+// ApprovalCounts counts the tasks whose approval is required.
+type ApprovalCounts struct {
+	Pending  int `json:"pending"`
+	Approved int `json:"approved"`
+	Rejected int `json:"rejected"`
 }
 
 // Activity is an in-progress task's recent activity.
 type Activity struct {
 	ID           string `json:"id"`
 	Title        string `json:"title"`
-	TaskModified string `json:"task_modified"`
+	TaskModified string `json:"spec_modified"`
 	LogModified  string `json:"log_modified,omitempty"`
 	HasLog       bool   `json:"has_log"`
 }
@@ -194,16 +214,44 @@ func (s *Store) Status(brief, activity bool) (*StatusResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &StatusResult{Schema: schemaTag, Counts: map[string]int{}}
-	for _, st := range Statuses {
-		res.Counts[st] = 0
-	}
+	res := &StatusResult{Schema: schemaTag}
 	for _, t := range all {
 		if t.Archived {
 			continue
 		}
 		res.Total++
-		res.Counts[g.effective(t)]++
+		switch eff := g.effective(t); eff {
+		case "pending", "ready":
+			res.Pending++
+			if eff == "ready" {
+				res.Ready++
+			}
+		case "in_progress", "paused":
+			res.InProgress++
+			if eff == "paused" {
+				res.Paused++
+			}
+		case "completed":
+			res.Completed++
+		case "failed":
+			res.Failed++
+		case "blocked":
+			res.Blocked++
+		case "cancelled":
+			res.Cancelled++
+		case "needs_attention":
+			res.NeedsAttention++
+		}
+		if a := t.Approval; a != nil && a.Required {
+			switch a.Status {
+			case ApprovalApproved:
+				res.Approvals.Approved++
+			case ApprovalRejected:
+				res.Approvals.Rejected++
+			default:
+				res.Approvals.Pending++
+			}
+		}
 		if activity && (t.Status == "in_progress" || t.Status == "paused") {
 			a := Activity{ID: t.ID, Title: t.Title, TaskModified: t.ModTime.UTC().Format(time.RFC3339)}
 			if mod, ok := s.logModified(t.ID); ok {
@@ -213,18 +261,28 @@ func (s *Store) Status(brief, activity bool) (*StatusResult, error) {
 		}
 	}
 	if brief {
-		var parts []string
-		for _, st := range Statuses {
-			if n := res.Counts[st]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, st))
-			}
-		}
-		res.Brief = strings.Join(parts, " | ")
-		if res.Brief == "" {
-			res.Brief = "No tasks"
-		}
+		res.Brief = res.briefLine()
 	}
 	return res, nil
+}
+
+// briefLine is Chant's brief: "3 pending | 2 in_progress | …" in its
+// order, or "No specs".
+func (r *StatusResult) briefLine() string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{r.Pending, "pending"}, {r.InProgress, "in_progress"}, {r.Completed, "completed"}, {r.Failed, "failed"},
+		{r.Blocked, "blocked"}, {r.Cancelled, "cancelled"}, {r.NeedsAttention, "needs_attention"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
+		}
+	}
+	if len(parts) == 0 {
+		return "No specs"
+	}
+	return strings.Join(parts, " | ")
 }
 
 // SearchResult is task_search's answer.
@@ -265,7 +323,7 @@ func (s *Store) Search(query, status string, limit int) (*SearchResult, error) {
 // LintReport is task_lint's answer.
 type LintReport struct {
 	Schema  string       `json:"$schema"`
-	Checked int          `json:"tasks_checked"`
+	Checked int          `json:"specs_checked" jsonschema:"named as in Chant's replies"`
 	Red     int          `json:"red"`
 	Yellow  int          `json:"yellow"`
 	Green   int          `json:"green"`
@@ -312,7 +370,7 @@ func (s *Store) Lint(id string) (*LintReport, error) {
 // VerifyResult is task_verify's answer.
 type VerifyResult struct {
 	Schema         string   `json:"$schema"`
-	TaskID         string   `json:"task_id"`
+	TaskID         string   `json:"spec_id"`
 	Verified       bool     `json:"verified"`
 	Criteria       Criteria `json:"criteria"`
 	UncheckedItems []string `json:"unchecked_items"`
@@ -342,7 +400,7 @@ func (s *Store) Verify(id string) (*VerifyResult, error) {
 // AddResult is task_add's answer.
 type AddResult struct {
 	Schema  string     `json:"$schema"`
-	TaskID  string     `json:"task_id"`
+	TaskID  string     `json:"spec_id"`
 	Path    string     `json:"path"`
 	Message string     `json:"message"`
 	Lint    LintResult `json:"lint"`
@@ -688,7 +746,7 @@ func (s *Store) Split(ctx context.Context, id string, force bool) (*SplitResult,
 // SplitResult is task_split's answer.
 type SplitResult struct {
 	Schema  string   `json:"$schema"`
-	TaskID  string   `json:"task_id"`
+	TaskID  string   `json:"spec_id"`
 	Members []string `json:"members"`
 	Message string   `json:"message"`
 }

@@ -142,7 +142,7 @@ func (s *Store) logModified(id string) (time.Time, bool) {
 type StartResult struct {
 	Schema    string         `json:"$schema"`
 	ProcessID string         `json:"process_id"`
-	TaskID    string         `json:"task_id"`
+	TaskID    string         `json:"spec_id"`
 	PID       int            `json:"pid"`
 	StartedAt string         `json:"started_at"`
 	Mode      string         `json:"mode"`
@@ -509,7 +509,7 @@ func (s *Store) waitDead(id string, d time.Duration) bool {
 // LogResult is task_log's answer.
 type LogResult struct {
 	Schema     string `json:"$schema"`
-	TaskID     string `json:"task_id"`
+	TaskID     string `json:"spec_id"`
 	Content    string `json:"content"`
 	ByteOffset int    `json:"byte_offset" jsonschema:"the log's size: pass it back as offset to read only what is new"`
 	LineCount  int    `json:"line_count"`

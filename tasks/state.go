@@ -85,11 +85,15 @@ func driverOf(id string) string {
 // members lists the direct members of a driver, in order.
 func (g graph) members(id string) []*Task { return g.kids[id] }
 
-// blockers lists why t is blocked: unmet dependencies (missing ones
+// blockers lists why t is blocked: an approval required and not granted
+// (Chant's is_blocked, for a pending task), unmet dependencies (missing ones
 // included), and for a member, its driver's unmet dependencies that are not
 // the driver's own members.
 func (g graph) blockers(t *Task) []string {
 	var out []string
+	if t.Status == "pending" && t.Approval.awaiting() {
+		out = append(out, t.Approval.gate())
+	}
 	for _, d := range t.DependsOn {
 		if dep, ok := g.byID[d]; !ok {
 			out = append(out, d+" (missing)")

@@ -46,7 +46,7 @@ func (s *Store) stop(ctx context.Context, id string) (*Task, error) {
 // TakeoverResult is task_takeover's answer.
 type TakeoverResult struct {
 	Schema     string `json:"$schema"`
-	TaskID     string `json:"task_id"`
+	TaskID     string `json:"spec_id"`
 	Analysis   string `json:"analysis"`
 	LogTail    string `json:"log_tail"`
 	Suggestion string `json:"suggestion"`

@@ -52,19 +52,20 @@ var (
 
 // Task is one work item.
 type Task struct {
-	ID          string   `json:"id"`
-	Title       string   `json:"title"`
-	Status      string   `json:"status"`
-	Type        string   `json:"type"`
-	DependsOn   []string `json:"depends_on"`
-	Labels      []string `json:"labels"`
-	TargetFiles []string `json:"target_files,omitempty"`
-	Context     []string `json:"context,omitempty"`
-	Prompt      string   `json:"prompt,omitempty"`
-	Branch      string   `json:"branch,omitempty"`
-	Commits     []string `json:"commits,omitempty"`
-	CompletedAt string   `json:"completed_at,omitempty"`
-	Model       string   `json:"model,omitempty"`
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	Status      string    `json:"status"`
+	Type        string    `json:"type"`
+	DependsOn   []string  `json:"depends_on"`
+	Labels      []string  `json:"labels"`
+	TargetFiles []string  `json:"target_files,omitempty"`
+	Context     []string  `json:"context,omitempty"`
+	Prompt      string    `json:"prompt,omitempty"`
+	Branch      string    `json:"branch,omitempty"`
+	Commits     []string  `json:"commits,omitempty"`
+	CompletedAt string    `json:"completed_at,omitempty"`
+	Model       string    `json:"model,omitempty"`
+	Approval    *Approval `json:"approval,omitempty" jsonschema:"Chant's approval gate: required and not approved, a pending task is blocked"`
 
 	Path     string    `json:"-"` // repository-relative
 	Archived bool      `json:"-"`
@@ -290,6 +291,7 @@ func (t *Task) decode() {
 	t.Commits = frontmatter.Strings(fm, "commits")
 	t.CompletedAt = frontmatter.String(fm, "completed_at")
 	t.Model = frontmatter.String(fm, "model")
+	t.Approval = decodeApproval(fm)
 	t.Title = titleOf(t.Body)
 	if t.DependsOn == nil {
 		t.DependsOn = []string{}

@@ -257,7 +257,7 @@ func TestLintVerifySearchStatusDiagnose(t *testing.T) {
 		t.Errorf("search = %+v", found.Results)
 	}
 	st, _ := e.s.Status(true, true)
-	if st.Total != 2 || !strings.Contains(st.Brief, "2 ready") {
+	if st.Total != 2 || st.Brief != "2 pending" || st.Ready != 2 {
 		t.Errorf("status = %+v", st)
 	}
 	d, _ := e.s.Diagnose(context.Background(), vague)

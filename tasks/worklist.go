@@ -12,7 +12,7 @@ import (
 // Process is one run in task_work_list.
 type Process struct {
 	ProcessID   string `json:"process_id" jsonschema:"<task id>-<pid>, as task_work_start returned it"`
-	TaskID      string `json:"task_id"`
+	TaskID      string `json:"spec_id"`
 	Title       string `json:"title"`
 	PID         int    `json:"pid"`
 	Status      string `json:"status" jsonschema:"running, exited or stale"`

@@ -31,7 +31,7 @@ func ciRepo(t *testing.T) *fixtures.Repo {
 	r.Commit("base", map[string]string{"README.md": "# demo\n"})
 	r.MustGloss("init", "--no-mcp")
 	r.Git("add", "-A")
-	r.Git("commit", "-qm", "gloss init")
+	r.Git("commit", "-q", "--allow-empty", "-m", "gloss init")
 	r.Git("checkout", "-q", "-b", "feature")
 	files := map[string]string{}
 	for _, n := range hostileNames {

@@ -203,7 +203,7 @@ func TestConcurrentTaskUpdatesLoseNothing(t *testing.T) {
 	r.Git("add", "-A")
 	r.Git("commit", "-qm", "init")
 	var added struct {
-		ID string `json:"task_id"`
+		ID string `json:"spec_id"`
 	}
 	if err := json.Unmarshal([]byte(r.MustGloss("task", "add", "Shared task", "--json")), &added); err != nil || added.ID == "" {
 		t.Fatalf("task add: %v", err)

@@ -105,7 +105,7 @@ func newWorld(t *testing.T, files map[string]string, links map[string]string) *w
 	r.Commit("base", map[string]string{"README.md": "# demo\n"})
 	r.MustGloss("init")
 	r.Git("add", "-A")
-	r.Git("commit", "-qm", "gloss init")
+	r.Git("commit", "-q", "--allow-empty", "-m", "gloss init")
 	for p, c := range files {
 		r.Write(p, c)
 	}
@@ -380,7 +380,9 @@ func TestInitSkipsWhatIsUnsafeAndFinishesTheRest(t *testing.T) {
 			}
 			heads := snapshot(t, c.Path(".git/refs/heads"))
 			outSum := snapshot(t, outside)
-			out, err := c.Gloss("init", "--json")
+			// --notebook: the notebook scaffold is one of the things
+			// a hostile clone may make unsafe.
+			out, err := c.Gloss("init", "--json", "--notebook")
 			if err != nil {
 				t.Fatalf("init failed after changing things: %v\n%s", err, out)
 			}

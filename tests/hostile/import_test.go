@@ -26,7 +26,7 @@ func TestChantImportIsOneCommitOrNothing(t *testing.T) {
 	r.Commit("base", map[string]string{"README.md": "# demo\n"})
 	r.MustGloss("init", "--no-mcp")
 	r.Git("add", "-A")
-	r.Git("commit", "-qm", "gloss init")
+	r.Git("commit", "-q", "--allow-empty", "-m", "gloss init")
 	outside := filepath.Join(filepath.Dir(r.Dir), "outside-chant")
 	if err := os.MkdirAll(outside, 0o755); err != nil {
 		t.Fatal(err)
