@@ -28,5 +28,5 @@ git init -q --bare -b main "$remote"
 git remote add origin "$remote"
 git push -q origin main
 
-step "git gloss init: hooks, git config, MCP entry"
-run git gloss init
+step "git gloss init: hooks, git config, MCP entry, an empty notebook"
+run git gloss init --notebook

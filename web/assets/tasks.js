@@ -1,5 +1,6 @@
 // Task board: follows the task list live (server-sent events carrying
-// task list --json) and moves the cards between columns.
+// task list --json, whose list is named specs as in Chant) and moves the
+// cards between columns.
 (function () {
   "use strict";
   if (!window.EventSource) return;
@@ -12,7 +13,7 @@
       cols[c.dataset.status] = c;
       c.querySelector("ul").textContent = "";
     });
-    list.tasks.forEach(function (t) {
+    list.specs.forEach(function (t) {
       var col = cols[t.status];
       if (!col) return;
       var li = document.createElement("li");
