@@ -76,7 +76,7 @@ var table = map[string]row{
 	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "noma", "notes", "reconcile", "schemas", "tasks"}},
 	"setup": {rank: workflow, imports: []string{"atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
-	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "gitops", "reconcile"}},
+	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "gitops", "reconcile", "setup"}},
 	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
 	"web":   {rank: door, planned: true, imports: []string{"fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "tasks", "why"}},
 

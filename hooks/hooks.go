@@ -27,21 +27,14 @@ import (
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
-)
-
-// Names of the hooks gloss handles.
-const (
-	PrepareCommitMsg = "prepare-commit-msg"
-	PostCommit       = "post-commit"
-	PrePush          = "pre-push"
-	PostRewrite      = "post-rewrite"
+	"github.com/gloss-dev/gloss/setup"
 )
 
 // Invocation is one run of a hook: what git passed it.
 type Invocation struct {
 	Name   string
 	Args   []string
-	Input  []byte // standard input, read in full (pre-push and post-rewrite)
+	Input  []byte // standard input, read in full (setup.HookReadsStdin)
 	Repo   *gitops.Repo
 	Stderr io.Writer // where messages for the user go
 	// Config holds the personal gloss.* git config, read once per hook
@@ -62,10 +55,10 @@ func (b *Block) Error() string { return b.Message }
 // handlers maps a hook name to the work it does, in order. Capabilities
 // are wired in here, in one place.
 var handlers = map[string][]Handler{
-	PrepareCommitMsg: {noteSquash},
-	PostCommit:       {updateBlameCache, annotateCommit, attributeCommit, consumeAgentEdits},
-	PrePush:          {validatePushInput, checkSpecs},
-	PostRewrite:      {carryAnnotations, carryAttribution, consumeAgentEdits},
+	setup.PrepareCommitMsg: {noteSquash},
+	setup.PostCommit:       {updateBlameCache, annotateCommit, attributeCommit, consumeAgentEdits},
+	setup.PrePush:          {validatePushInput, checkSpecs},
+	setup.PostRewrite:      {carryAnnotations, carryAttribution, consumeAgentEdits},
 }
 
 // Known reports whether gloss has a hook of this name.
@@ -77,10 +70,10 @@ func Known(name string) bool {
 // defaultTimeout is each hook's time limit unless gloss.hookTimeout says
 // otherwise. pre-push gets longer: it may compare many files.
 var defaultTimeout = map[string]time.Duration{
-	PrepareCommitMsg: 5 * time.Second,
-	PostCommit:       10 * time.Second,
-	PrePush:          30 * time.Second,
-	PostRewrite:      10 * time.Second,
+	setup.PrepareCommitMsg: 5 * time.Second,
+	setup.PostCommit:       10 * time.Second,
+	setup.PrePush:          30 * time.Second,
+	setup.PostRewrite:      10 * time.Second,
 }
 
 // EnvFault injects a failure into the hook runner, for tests of the rules
@@ -103,7 +96,7 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stder
 	defer repo.Close()
 
 	inv := &Invocation{Name: name, Args: args, Repo: repo, Stderr: stderr, Config: map[string]string{}}
-	if stdin != nil && (name == PrePush || name == PostRewrite) {
+	if stdin != nil && setup.HookReadsStdin(name) {
 		inv.Input, _ = io.ReadAll(io.LimitReader(stdin, 64<<20))
 	}
 	if kv, err := repo.ConfigMatching(ctx, `^gloss\.`); err == nil {
@@ -112,7 +105,7 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stder
 		}
 	}
 	timeout, bad := hookTimeout(inv.Config, name)
-	if bad != "" && name != PrepareCommitMsg {
+	if bad != "" && name != setup.PrepareCommitMsg {
 		// One line per git command: a silently ignored setting is worse,
 		// and post-commit speaks for the commit prepare-commit-msg began.
 		fmt.Fprintf(stderr, "gloss: ignoring git config gloss.hookTimeout=%q (want a duration such as 20s or 500ms); using %s\n", bad, timeout)
@@ -122,7 +115,7 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stder
 	var block *Block
 	code, outcome := 0, "ok"
 	switch {
-	case errors.As(err, &block) && name == PrePush:
+	case errors.As(err, &block) && name == setup.PrePush:
 		fmt.Fprintln(stderr, block.Message)
 		code, outcome = 1, "blocked: "+firstLine(block.Message)
 	case err != nil:
@@ -366,7 +359,7 @@ func amending(repo *gitops.Repo) bool {
 // commit took, after every reader of the store has run. During a rebase
 // nothing is taken: the commits replayed are not new work.
 func consumeAgentEdits(_ context.Context, inv *Invocation) error {
-	if inv.Repo.RebaseInProgress() || inv.Name == PostCommit && amending(inv.Repo) {
+	if inv.Repo.RebaseInProgress() || inv.Name == setup.PostCommit && amending(inv.Repo) {
 		return nil // an amend is post-rewrite's to consume
 	}
 	head, err := inv.Repo.Head()
