@@ -219,14 +219,10 @@ func firstLine(s string) string {
 	return l
 }
 
-// PushUpdate is one line of pre-push input: a ref about to be pushed.
-type PushUpdate struct {
-	LocalRef, LocalSHA, RemoteRef, RemoteSHA string
-}
-
-// ParsePushInput reads pre-push's standard input.
-func ParsePushInput(in []byte) ([]PushUpdate, error) {
-	var out []PushUpdate
+// ParsePushInput reads pre-push's standard input: a line per ref about to
+// be pushed.
+func ParsePushInput(in []byte) ([]reconcile.PushUpdate, error) {
+	var out []reconcile.PushUpdate
 	sc := bufio.NewScanner(strings.NewReader(string(in)))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -236,7 +232,7 @@ func ParsePushInput(in []byte) ([]PushUpdate, error) {
 		if len(f) != 4 {
 			return nil, fmt.Errorf("unexpected pre-push input line %q", sc.Text())
 		}
-		out = append(out, PushUpdate{f[0], f[1], f[2], f[3]})
+		out = append(out, reconcile.PushUpdate{LocalRef: f[0], LocalSHA: f[1], RemoteRef: f[2], RemoteSHA: f[3]})
 	}
 	return out, sc.Err()
 }
@@ -298,11 +294,7 @@ func checkSpecs(ctx context.Context, inv *Invocation) error {
 	if len(inv.Args) > 0 {
 		remote = inv.Args[0]
 	}
-	ups := make([]reconcile.PushUpdate, len(updates))
-	for i, u := range updates {
-		ups[i] = reconcile.PushUpdate{LocalRef: u.LocalRef, LocalSHA: u.LocalSHA, RemoteRef: u.RemoteRef, RemoteSHA: u.RemoteSHA}
-	}
-	rep, err := reconcile.CheckPush(ctx, inv.Repo, remote, ups, mode)
+	rep, err := reconcile.CheckPush(ctx, inv.Repo, remote, updates, mode)
 	if err != nil {
 		return err
 	}
