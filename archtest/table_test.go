@@ -47,12 +47,13 @@ var table = map[string]row{
 	// leaves
 	"atomicfile":  {rank: leaf},
 	"buildinfo":   {rank: leaf},
+	"detach":      {rank: leaf},
 	"editdist":    {rank: leaf},
 	"fault":       {rank: leaf},
 	"frontmatter": {rank: leaf},
 	"schemas":     {rank: leaf},
 
-	"gitops":     {rank: gitLayer, imports: []string{"atomicfile", "fault"}},
+	"gitops":     {rank: gitLayer, imports: []string{"atomicfile", "detach", "fault"}},
 	"treesitter": {rank: parsing, imports: []string{"editdist"}},
 
 	"notes":    {rank: stores, imports: []string{"fault", "gitops", "schemas"}},
@@ -69,7 +70,7 @@ var table = map[string]row{
 	"notebook":    {rank: capability, imports: []string{"atomicfile", "config", "fault", "frontmatter", "gitops", "safepath", "schemas"}},
 	"reconcile":   {rank: capability, imports: []string{"atomicfile", "buildinfo", "fault", "gitops", "notes", "safepath", "schemas", "spec"}},
 	"spec":        {rank: capability, imports: []string{"config", "editdist", "fault", "gitops", "safepath", "schemas"}},
-	"tasks":       {rank: capability, imports: []string{"annotate", "atomicfile", "config", "fault", "frontmatter", "gitops", "safepath", "schemas"}},
+	"tasks":       {rank: capability, imports: []string{"annotate", "atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "safepath", "schemas"}},
 	"why":         {rank: capability, imports: []string{"annotate", "attribution", "config", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
 
 	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "why"}},
@@ -77,10 +78,10 @@ var table = map[string]row{
 	"setup": {rank: workflow, imports: []string{"atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
 	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "gitops", "reconcile", "setup"}},
-	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
+	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
 	"web":   {rank: door, planned: true, imports: []string{"fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "tasks", "why"}},
 
-	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "editdist", "fault", "forge", "gitops", "hooks", "mcp", "noma", "notebook", "notes", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "web", "why"}},
+	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "mcp", "noma", "notebook", "notes", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "web", "why"}},
 
 	"cmd/git-gloss": {rank: program, imports: []string{"cli"}},
 

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/tasks"
@@ -433,7 +433,7 @@ func (c *TaskIDCmd) Run(g *Globals, kctx *kong.Context) error {
 		case "supervise":
 			return s.Supervise(g.ctx, c.ID)
 		case "work":
-			bin, e := os.Executable()
+			bin, e := detach.Self()
 			if e != nil {
 				return e
 			}
@@ -605,7 +605,7 @@ func (c *TaskWatchCmd) Run(g *Globals) error {
 		var res *tasks.Message
 		var err error
 		if c.Action == "start" {
-			bin, e := os.Executable()
+			bin, e := detach.Self()
 			if e != nil {
 				return e
 			}
