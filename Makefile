@@ -10,15 +10,28 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/gloss-dev/gloss/buildinfo.Version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all deps build demo test lint bench githooks clean dist install
+.PHONY: all deps build web-assets demo test lint bench githooks clean dist install
 
 all: build
 
 deps:
 	@./scripts/deps.sh
 
-build: deps githooks
+build: deps githooks web-assets
 	go build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/git-gloss
+
+# JavaScript for git gloss serve comes from the npm registry through
+# web/js/package-lock.json, never copied into the repository: mermaid is
+# built into the embedded assets here (a binary built without it shows
+# diagrams as source); axe-core stays in node_modules for the browser test.
+WEB_VENDOR := web/assets/vendor/mermaid.min.js
+web-assets: $(WEB_VENDOR)
+$(WEB_VENDOR): web/js/package-lock.json
+	@if (cd web/js && npm ci --no-audit --no-fund --silent); then \
+		cp web/js/node_modules/mermaid/dist/mermaid.min.js $@; \
+	else \
+		echo "web-assets: npm ci failed; building without mermaid (serve shows diagrams as source)" >&2; \
+	fi
 
 # The main job: a real repository, gloss set up, hooked commits, reads
 # through the CLI and through MCP.
@@ -27,8 +40,10 @@ demo: build
 	@PATH=$(CURDIR)/bin:$$PATH ./scripts/demo.sh
 
 # The whole suite: lint, unit and integration tests (real git, real hooks,
-# the MCP server driven raw and by the TypeScript SDK client), the Noma
-# conformance corpus, and every benchmark once so they keep working.
+# the MCP server driven raw and by the TypeScript SDK client, the real
+# agent CLIs against scripted model APIs), the Noma conformance corpus, the
+# release archive (tests/dist), and every benchmark once so they keep
+# working: in the same test binaries as the tests, so nothing links twice.
 #
 # The integration tests run a coverage build of the binary (go build
 # -cover) with GOCOVERDIR set, and the line at the end says how much of
@@ -40,13 +55,14 @@ DIST_ARCHIVE = $(CURDIR)/dist/git-gloss_$(VERSION)_linux_$(shell go env GOARCH).
 
 test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
+	cd web/js && npm ci --no-audit --no-fund --silent
 	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
 	VERSION=$(VERSION) ./scripts/dist.sh
-	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) GLOSS_DIST_ARCHIVE=$(DIST_ARCHIVE) go test -count=1 -timeout 15m ./...
+	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) GLOSS_DIST_ARCHIVE=$(DIST_ARCHIVE) \
+		go test -count=1 -timeout 15m -bench . -benchtime 1x ./...
 	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
-	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 	@go tool covdata textfmt -i $(COVER_DIR) -o $(COVER_DIR)/profile.txt
 	@printf 'integration coverage of the binary (statements the suite ran in git-gloss processes): %s\n' \
 		"$$(go tool cover -func $(COVER_DIR)/profile.txt | awk '/^total:/ { print $$NF }')"

@@ -164,9 +164,13 @@ func TestPostCommitCapturesRegionsTrailersAndStagedContext(t *testing.T) {
 	if out := fx.MustGloss("annotate", "--pending", "--json"); !strings.Contains(out, `"pending":[]`) {
 		t.Errorf("staged context not consumed: %s", out)
 	}
-	// git log shows annotations through notes.displayRef.
-	if log := fx.Git("log", "-1"); !strings.Contains(log, "Notes (gloss/annotations)") || !strings.Contains(log, "register every route") {
-		t.Errorf("git log does not show annotations:\n%s", log)
+	// git log stays free of raw records (init sets no notes.displayRef);
+	// git gloss log shows them, one readable line each.
+	if log := fx.Git("log", "-1"); strings.Contains(log, "Notes (gloss/annotations)") || strings.Contains(log, `"$schema"`) {
+		t.Errorf("git log shows raw gloss records:\n%s", log)
+	}
+	if log := fx.MustGloss("log", "-1"); !strings.Contains(log, "gloss: ") || !strings.Contains(log, "register every route") || strings.Contains(log, `"$schema"`) {
+		t.Errorf("git gloss log does not show the annotation readably:\n%s", log)
 	}
 }
 

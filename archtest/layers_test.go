@@ -66,7 +66,7 @@ func TestOnlyGitopsAndTreesitterUseCgoLibraries(t *testing.T) {
 }
 
 // TestEveryPackageHasARow: the table knows every package of the module, and
-// every package it names (planned ones aside) still exists.
+// every package it names still exists.
 func TestEveryPackageHasARow(t *testing.T) {
 	present := map[string]bool{}
 	for _, p := range packages(t) {
@@ -76,8 +76,8 @@ func TestEveryPackageHasARow(t *testing.T) {
 			t.Errorf("package %s has no row in archtest/table_test.go: give it a layer and its imports %q", me, ours(p))
 		}
 	}
-	for name, r := range table {
-		if !present[name] && !r.planned {
+	for name := range table {
+		if !present[name] {
 			t.Errorf("the table has a row for %s, which is no package of the module: remove it", name)
 		}
 	}
@@ -88,12 +88,7 @@ func TestEveryPackageHasARow(t *testing.T) {
 // import that went away takes its permission with it, so it cannot come
 // back unnoticed.
 func TestImportsMatchTheTable(t *testing.T) {
-	present := map[string]bool{}
-	pkgs := packages(t)
-	for _, p := range pkgs {
-		present[rel(p.ImportPath)] = true
-	}
-	for _, p := range pkgs {
+	for _, p := range packages(t) {
 		me := rel(p.ImportPath)
 		r, ok := table[me]
 		if !ok {
@@ -106,7 +101,7 @@ func TestImportsMatchTheTable(t *testing.T) {
 			}
 		}
 		for _, imp := range r.imports {
-			if !slices.Contains(got, imp) && (present[imp] || !table[imp].planned) {
+			if !slices.Contains(got, imp) {
 				t.Errorf("%s no longer imports %s: remove it from its row in archtest/table_test.go", me, imp)
 			}
 		}

@@ -53,6 +53,8 @@ Every day:
   git gloss annotate --constraint "..."             tell the next commit what you know
   git gloss task ready                              what can be worked on now
   git gloss note search "deploy"                    what the team notebook says
+  git gloss serve                                   see it all in a browser (local, read-only)
+  git gloss log -n 5                                git log with gloss's records, readable
 
 Every command takes --json for machine-readable output; "git gloss schema"
 lists the JSON Schemas of those outputs.
@@ -75,6 +77,7 @@ type CLI struct {
 
 	Blame BlameCmd `cmd:"" group:"Attribution" help:"git blame with who wrote each line (human, ai, mixed, unknown) and the intent per hunk."`
 	Stats StatsCmd `cmd:"" group:"Attribution" help:"Lines by contributor type, agent and model, author and directory."`
+	Log   LogCmd   `cmd:"" group:"Annotations" passthrough:"" help:"git log with one readable line per gloss record under each commit."`
 
 	Note NoteCmd `cmd:"" group:"Notebook" help:"The team notebook: create, show, list, search, tag, move, delete notes."`
 	Task TaskCmd `cmd:"" group:"Tasks" help:"Work items: add, list, ready, show, work on them with an agent, finalize."`
@@ -91,6 +94,7 @@ type CLI struct {
 	Carry     CarryCmd     `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
 	Ci        CiCmd        `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
 	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
+	Serve     ServeCmd     `cmd:"" help:"Serve a local, read-only web view of gloss (127.0.0.1, token)."`
 	Agent     AgentCmd     `cmd:"" help:"Coding agents' hooks: install, uninstall, status (and the hook entry point)."`
 	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`

@@ -87,6 +87,9 @@ func checkUse(app *kong.Application, args []string) string {
 				return "no command " + strings.Join(append(commandPath(node), a), " ")
 			}
 			node = child
+			if node.Passthrough {
+				return "" // its arguments are another program's (git gloss log: git log's)
+			}
 		}
 	}
 	return ""
@@ -128,6 +131,7 @@ func TestCheckUse(t *testing.T) {
 		{"`git gloss frobnicate`", false},
 		{"`git gloss task redy`", false},
 		{"git gloss read f.go --no-such-flag", false},
+		{"$ git gloss log --oneline -3", true},
 		{"git gloss sync --purge-everything", false},
 	} {
 		uses := glossUses(c.line)

@@ -89,7 +89,9 @@ func printStatus(s *styler, st *setup.Status) {
 	s.println()
 	s.println(s.bold("Git config"))
 	s.printf("  %s notes.rewriteRef %s\n", s.mark(st.Config.RewriteRef), s.dim("(annotations follow amend and rebase)"))
-	s.printf("  %s notes.displayRef %s\n", s.mark(st.Config.DisplayRef), s.dim("(git log shows annotations)"))
+	if st.Config.DisplayRef {
+		s.printf("  %s notes.displayRef %s\n", s.yellow("!"), s.dim("(git log prints raw gloss JSON; git gloss log is the readable view)"))
+	}
 	for _, r := range slices.Sorted(maps.Keys(st.Config.FetchRefspecs)) {
 		s.printf("  %s fetch %s\n", s.mark(st.Config.FetchRefspecs[r]), notes.FetchRefspec(r))
 	}
@@ -139,8 +141,10 @@ what is missing.
     team's .githooks) is never written to: the shims go under the git dir,
     core.hooksPath points there for this clone, and each runs the team's
     hook first;
-  - sets notes.rewriteRef so that amend and rebase carry gloss notes, and
-    notes.displayRef so that git log shows annotations;
+  - sets notes.rewriteRef so that amend and rebase carry gloss notes (it
+    does not set notes.displayRef: git log would print raw JSON records;
+    git gloss log shows them one readable line each, and init takes back
+    the notes.displayRef an earlier gloss set);
   - adds, for every remote, a fetch refspec that brings gloss notes into
     tracking refs (refs/notes/remotes/<remote>/gloss/*). It never adds a push
     refspec (that would change what a plain git push pushes) and never

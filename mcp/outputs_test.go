@@ -88,6 +88,7 @@ func TestEveryJSONOutputMatchesItsRegisteredSchema(t *testing.T) {
 		{[]string{"deps", "a.txt"}, "gloss-deps/v1", false, "gloss_deps", map[string]any{"path": "a.txt"}},
 		{[]string{"history", "app.go"}, "gloss-history/v1", false, "gloss_history", map[string]any{"path": "app.go"}},
 		{[]string{"summary", "."}, "gloss-summary/v1", false, "gloss_summary", map[string]any{"path": "."}},
+		{[]string{"blame", "app.go"}, "gloss-blame/v1", false, "", nil},
 		{[]string{"summary", "app.go", "--anchor", "Handle"}, "gloss-summary/v1", false, "gloss_summary", map[string]any{"path": "app.go", "anchor": "Handle"}},
 		{[]string{"annotate", "--pending"}, "gloss-pending/v1", false, "", nil},
 		{[]string{"annotate", "--file", "app.go", "--intent", "next"}, "gloss-annotate/v1", false, "", nil},

@@ -459,16 +459,23 @@ func TestScenario12ValidatePaths(t *testing.T) {
 }
 
 // 13. init twice: one pre-push shim call, one fetch refspec for the notes
-// (reconcile records included), no rewrite of an unparseable .mcp.json;
-// specs and records are untouched.
+// (reconcile records included), no rewrite of an unparseable .mcp.json
+// (init refuses it before changing anything; with --no-mcp it sets up the
+// rest); specs and records are untouched.
 func TestScenario13InitTwice(t *testing.T) {
 	r := todo(t)
 	bare := fixtures.NewBare(t)
 	r.Git("remote", "add", "origin", bare)
 	r.Write(".mcp.json", "{not json")
 	r.MustGloss("spec", "mark", "internal/api/handlers.go")
+	if out, err := r.Gloss("init"); err == nil {
+		t.Fatalf("init accepted an unparseable .mcp.json:\n%s", out)
+	}
+	if fetch, _ := r.GitErr("config", "--get-all", "remote.origin.fetch"); strings.Contains(fetch, "refs/notes/gloss") {
+		t.Fatalf("a refused init changed the config: %s", fetch)
+	}
 	for i := 0; i < 2; i++ {
-		_, _ = r.Gloss("init")
+		r.MustGloss("init", "--no-mcp")
 	}
 	if got := r.Read(".mcp.json"); got != "{not json" {
 		t.Fatalf(".mcp.json rewritten: %q", got)

@@ -25,6 +25,9 @@ type SpecStatus struct {
 	Source       string   `json:"source"`
 	ReconciledAt string   `json:"reconciled_at,omitempty"`
 	ReconciledBy string   `json:"reconciled_by,omitempty"`
+	// ReconciledHead is the commit HEAD was at when the spec was last
+	// reconciled: the base of "the diff since the last reconciliation".
+	ReconciledHead string `json:"reconciled_head,omitempty"`
 }
 
 // StatusResult is git gloss spec status.
@@ -59,7 +62,7 @@ func (w *Workspace) Status() (*StatusResult, error) {
 		v := w.State.view(sp.Path)
 		row.Source = v.source
 		if v.last != nil {
-			row.ReconciledAt, row.ReconciledBy = v.last.Time, v.last.Actor
+			row.ReconciledAt, row.ReconciledBy, row.ReconciledHead = v.last.Time, v.last.Actor, v.last.Head
 		}
 		var governed []string
 		for _, f := range w.Tree.Files {

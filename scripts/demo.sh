@@ -16,6 +16,10 @@ base=${GLOSS_DEMO_DIR:-$root/demo-repo}
 demo="$base/work"
 remote="$base/remote.git"
 teammate="$base/teammate"
+# A server an earlier demo left running here (95-serve.sh) stops first.
+if [ -f "$base/serve.pid" ]; then
+	kill "$(cat "$base/serve.pid")" 2>/dev/null || true
+fi
 rm -rf "$base"
 mkdir -p "$base"
 printf 'module demo\n\ngo 1.25\n' >"$base/go.mod"
@@ -37,3 +41,7 @@ done
 
 step "Done"
 echo "The demo repository is $demo; try: cd $demo && git gloss --help"
+if [ -n "${serve_url:-}" ]; then
+	echo "git gloss serve is running in the background (stop it with: kill $(cat "$base/serve.pid")). Open:"
+	echo "$serve_url"
+fi

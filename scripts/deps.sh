@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing gloss needs, and only what is missing:
 #   - Debian packages: git, gcc (cgo), pkg-config, libgit2-dev (libgit2 1.5,
-#     which git2go v34 requires), nodejs + npm (the MCP client tests),
-#     man-db (tests/dist checks that `git gloss --help` shows the man page)
+#     which git2go v34 requires), nodejs + npm (the MCP client tests, the
+#     web assets), man-db (tests/dist checks that `git gloss --help` shows
+#     the man page), chromium + chromium-driver (the browser test of serve)
 #   - Go >= 1.25, from the Go module proxy's toolchain zips if the machine
 #     has none or an older one.
 # Safe to run again; it prints what it installs.
@@ -36,6 +37,8 @@ fi
 command -v man >/dev/null 2>&1 || missing+=(man-db)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 
 if [ ${#missing[@]} -gt 0 ]; then
 	log "installing Debian packages: ${missing[*]}"

@@ -26,7 +26,11 @@ import (
 // SetupVersion is the version of what init installs. Bump it when init
 // starts installing something new; repositories set up by an older
 // version then get a projectNote in MCP initialize and a hint in status.
-const SetupVersion = 2
+//
+// 3: init no longer sets notes.displayRef (git log printed raw JSON
+// records for the whole team; git gloss log is the readable view) and
+// takes back the one an earlier init set.
+const SetupVersion = 3
 
 // setupVersionKey records, in the repository's git config, which
 // SetupVersion last ran init there.
@@ -157,8 +161,6 @@ func configWanted(ctx context.Context, repo *gitops.Repo) ([][2]string, error) {
 	want := [][2]string{
 		// git copies notes on amend and rebase for every matching ref.
 		{"notes.rewriteRef", notes.RefPrefix + "*"},
-		// git log shows annotations.
-		{"notes.displayRef", notes.Annotations},
 	}
 	remotes, err := repo.Remotes(ctx)
 	if err != nil {
@@ -252,6 +254,11 @@ func Init(ctx context.Context, repo *gitops.Repo, opts InitOptions) (*Result, er
 			m.Config = append(m.Config, cc)
 		}
 	}
+	removed, err := dropRetired(ctx, repo, m)
+	if err != nil {
+		return nil, err
+	}
+	res.Config = append(res.Config, removed...)
 	if err := repo.ConfigSet(ctx, setupVersionKey, strconv.Itoa(SetupVersion)); err != nil {
 		return nil, err
 	}
@@ -332,6 +339,36 @@ func fileExists(p string) bool {
 }
 
 // ensureConfig adds value to a multi-valued key unless it is already set.
+// retiredConfig is config an earlier init set and this one no longer
+// wants: notes.displayRef on the annotations ref made every git log print
+// raw JSON records (git gloss log is the readable view).
+var retiredConfig = [][2]string{{"notes.displayRef", notes.Annotations}}
+
+// dropRetired takes back the retired config an earlier init recorded in
+// the manifest as added by gloss. A value the user set themselves (not in
+// the manifest) stays.
+func dropRetired(ctx context.Context, repo *gitops.Repo, m *manifest) ([]ConfigChange, error) {
+	var out []ConfigChange
+	for _, kv := range retiredConfig {
+		i := slices.IndexFunc(m.Config, func(c ConfigChange) bool { return c.Key == kv[0] && c.Value == kv[1] })
+		if i < 0 {
+			continue
+		}
+		have, err := repo.ConfigGetAll(ctx, kv[0])
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(have, kv[1]) {
+			if err := repo.ConfigUnsetValue(ctx, kv[0], kv[1]); err != nil {
+				return nil, err
+			}
+			out = append(out, ConfigChange{Key: kv[0], Value: kv[1], Action: "removed"})
+		}
+		m.Config = slices.Delete(m.Config, i, i+1)
+	}
+	return out, nil
+}
+
 func ensureConfig(ctx context.Context, repo *gitops.Repo, key, value string) (ConfigChange, error) {
 	cc := ConfigChange{Key: key, Value: value, Action: "present"}
 	have, err := repo.ConfigGetAll(ctx, key)

@@ -498,3 +498,56 @@ func TestUninstallRemovesOnlyTheUntouchedNotebookScaffold(t *testing.T) {
 		t.Errorf("committed scaffold removed: %v", err)
 	}
 }
+
+// TestReinitTakesBackTheDisplayRefAnEarlierInitSet: setups before v3 set
+// notes.displayRef to the annotations ref, so every git log printed raw
+// JSON records. Init no longer sets it, and running it again removes the
+// one an earlier init recorded in its manifest; one the user set is kept.
+func TestReinitTakesBackTheDisplayRefAnEarlierInitSet(t *testing.T) {
+	t.Parallel()
+	const ref = "refs/notes/gloss/annotations"
+	for _, byGloss := range []bool{true, false} {
+		fx := newRepo(t)
+		fx.MustGloss("init", "--no-mcp")
+		if v, err := fx.GitErr("config", "--get-all", "notes.displayRef"); err == nil {
+			t.Fatalf("init set notes.displayRef = %s", v)
+		}
+		// What a v2 init left: the value, and (when gloss set it) its
+		// manifest entry.
+		fx.Git("config", "--add", "notes.displayRef", ref)
+		fx.Git("config", "gloss.setupVersion", "2")
+		if byGloss {
+			path := fx.Path(".git/gloss/install.json")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			cfg, _ := m["config"].([]any)
+			m["config"] = append(cfg, map[string]any{"key": "notes.displayRef", "value": ref, "action": "added"})
+			data, _ = json.Marshal(m)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if st := fx.MustGloss("status", "--json"); !strings.Contains(st, "notes.displayRef makes git log print raw gloss JSON") {
+			t.Errorf("status gives no hint about notes.displayRef: %s", st)
+		}
+		out := fx.MustGloss("init", "--no-mcp", "--json")
+		v, err := fx.GitErr("config", "--get-all", "notes.displayRef")
+		switch {
+		case byGloss && err == nil:
+			t.Errorf("re-init kept the notes.displayRef an earlier init set: %s", v)
+		case byGloss && !strings.Contains(out, `{"key":"notes.displayRef","value":"refs/notes/gloss/annotations","action":"removed"}`):
+			t.Errorf("re-init does not report the removal: %s", out)
+		case !byGloss && strings.TrimSpace(v) != ref:
+			t.Errorf("re-init removed a notes.displayRef the user set (%v): %q", err, v)
+		}
+		if data, _ := os.ReadFile(fx.Path(".git/gloss/install.json")); strings.Contains(string(data), "displayRef") {
+			t.Errorf("manifest still lists notes.displayRef: %s", data)
+		}
+	}
+}

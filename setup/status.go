@@ -48,7 +48,7 @@ type SetupInfo struct {
 // ConfigInfo reports the git config gloss relies on and the team file.
 type ConfigInfo struct {
 	RewriteRef    bool              `json:"rewrite_ref"`
-	DisplayRef    bool              `json:"display_ref"`
+	DisplayRef    bool              `json:"display_ref"`    // notes.displayRef names the annotations ref: git log prints raw JSON
 	FetchRefspecs map[string]bool   `json:"fetch_refspecs"` // remote -> configured
 	TeamFile      string            `json:"team_file"`
 	TeamPresent   bool              `json:"team_present"`
@@ -194,6 +194,9 @@ func hints(st *Status) []string {
 				h = append(h, "remote "+r+" does not fetch gloss notes: run `git gloss init` (or `git gloss sync "+r+"`)")
 			}
 		}
+	}
+	if st.Config.DisplayRef {
+		h = append(h, "notes.displayRef makes git log print raw gloss JSON: `git gloss init` takes back the one gloss set (git config --unset notes.displayRef otherwise); `git gloss log` is the readable view")
 	}
 	slices.Sort(h)
 	return h

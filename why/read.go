@@ -172,23 +172,30 @@ const maxAnchor = 1024
 
 // Read answers a query.
 func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) {
+	res, _, _, err := read(ctx, repo, q)
+	return res, err
+}
+
+// read answers a query and also returns the file version it read and its
+// blame (nil for an empty file), for Blame, which shows them.
+func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, *gitops.Blame, error) {
 	if q.Path == "" {
-		return nil, fault.Usagef("a path is required")
+		return nil, nil, nil, fault.Usagef("a path is required")
 	}
 	if q.MaxTokens < 0 {
-		return nil, fault.Usagef("max_tokens must not be negative")
+		return nil, nil, nil, fault.Usagef("max_tokens must not be negative")
 	}
 	if q.Lines != nil && (q.Lines.Start < 1 || q.Lines.End < q.Lines.Start) {
-		return nil, fault.Usagef("invalid line range %d:%d", q.Lines.Start, q.Lines.End)
+		return nil, nil, nil, fault.Usagef("invalid line range %d:%d", q.Lines.Start, q.Lines.End)
 	}
 	// The answer repeats the query: a huge anchor or revision would come
 	// back whole, more than once.
 	if len(q.Anchor) > maxAnchor || len(q.Rev) > maxAnchor {
-		return nil, fault.Usagef("an anchor or a revision is at most %d bytes", maxAnchor)
+		return nil, nil, nil, fault.Usagef("an anchor or a revision is at most %d bytes", maxAnchor)
 	}
 	f, err := openFile(repo, q.Path, q.Rev)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	q.Path = f.rel
 	res := &ReadResult{Schema: "gloss-read/v1", Query: q, Notes: []string{}, Regions: []RegionView{}}
@@ -201,7 +208,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	res.Resolved.Lines = target
 	if f.lines == 0 {
 		res.Notes = append(res.Notes, "the file is empty")
-		return res, nil
+		return res, f, nil, nil
 	}
 	// A blame the cache cannot answer runs git for a few hundred
 	// milliseconds; the file's log, which the history below needs and
@@ -218,7 +225,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	}
 	blame, err := wait()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	res.Stats.Lines = len(blame.Lines)
 
@@ -266,7 +273,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 	}
 	recs, skipped, err := early.rest(store, append(append([]string{}, commits...), older...))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	res.Skipped = skipped
 	res.Stats.AnnotatedCommits = len(recs)
@@ -376,7 +383,7 @@ func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) 
 			break
 		}
 	}
-	return res, nil
+	return res, f, blame, nil
 }
 
 // noteRead is the notes of some commits, read ahead of knowing all the

@@ -2,8 +2,8 @@
 step "Why is Server.Health the way it is? (CLI)"
 run git gloss read server/server.go --anchor Server.Health
 
-step "git log shows annotations (notes.displayRef)"
-git log -1 --format='%h %s%n%N' | cut -c1-160 | head -n 4
+step "git gloss log: git log with one readable line per gloss record"
+run git gloss log --oneline -3
 
 step "Rewrite history: the annotations follow an interactive rebase"
 cat >> server/server.go <<'GO'

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,10 +22,26 @@ func TestDemoRuns(t *testing.T) {
 	home := t.TempDir()
 	cmd := exec.Command("bash", filepath.Join(root, "scripts", "demo.sh"))
 	cmd.Dir = root
-	cmd.Env = append(fixtures.Env(home, filepath.Dir(bin)), "GLOSS_DEMO_DIR="+filepath.Join(t.TempDir(), "demo"))
+	demoDir := filepath.Join(t.TempDir(), "demo")
+	cmd.Env = append(fixtures.Env(home, filepath.Dir(bin)), "GLOSS_DEMO_DIR="+demoDir)
+	// The demo leaves git gloss serve running in the background: stop it.
+	t.Cleanup(func() {
+		if pid, err := os.ReadFile(filepath.Join(demoDir, "serve.pid")); err == nil {
+			if n, err := strconv.Atoi(strings.TrimSpace(string(pid))); err == nil {
+				if p, err := os.FindProcess(n); err == nil {
+					_ = p.Kill()
+				}
+			}
+		}
+	})
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the demo failed: %v\n%s", err, out)
+	}
+	// It ends with the URL of the web view, token included.
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "http://127.0.0.1:") || !strings.Contains(last, "/?token=") {
+		t.Errorf("the demo does not end with the serve URL: %q", last)
 	}
 	for _, want := range []string{"== Done", "synced with origin", "replayed"} {
 		if !strings.Contains(string(out), want) {

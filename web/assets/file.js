@@ -1,0 +1,61 @@
+// File page: keyboard navigation between hunks and annotations, and a
+// click on a hunk's gutter opens its annotation. Without this script the
+// gutter links still jump to the annotation and <details> still opens.
+(function () {
+  "use strict";
+  var hunks = Array.prototype.slice.call(document.querySelectorAll(".hunk"));
+  if (!hunks.length) return;
+  var current = -1;
+  function select(i, scroll) {
+    if (i < 0 || i >= hunks.length) return;
+    if (current >= 0) hunks[current].classList.remove("current");
+    current = i;
+    var h = hunks[i];
+    h.classList.add("current");
+    var g = h.querySelector(".gutter");
+    if (g) g.focus({ preventScroll: true });
+    if (scroll !== false) h.scrollIntoView({ block: "center" });
+  }
+  function open(i) {
+    var d = hunks[i] && hunks[i].querySelector("details.ann");
+    if (d) d.open = !d.open;
+  }
+  function step(dir, annotatedOnly) {
+    var i = current;
+    for (;;) {
+      i += dir;
+      if (i < 0 || i >= hunks.length) return;
+      if (!annotatedOnly || hunks[i].classList.contains("annotated")) return select(i);
+    }
+  }
+  hunks.forEach(function (h, i) {
+    var g = h.querySelector(".gutter");
+    if (!g) return;
+    g.addEventListener("click", function (e) {
+      e.preventDefault();
+      select(i, false);
+      open(i);
+    });
+  });
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    var t = e.target;
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA")) return;
+    switch (e.key) {
+      case "j": step(1, false); break;
+      case "k": step(-1, false); break;
+      case "n": step(1, true); break;
+      case "p": step(-1, true); break;
+      case "Enter": if (current >= 0 && t && t.classList && t.classList.contains("gutter")) open(current); else return; break;
+      default: return;
+    }
+    e.preventDefault();
+  });
+  var m = /^#L(\d+)$/.exec(location.hash);
+  if (m) {
+    var n = +m[1];
+    for (var i = 0; i < hunks.length; i++) {
+      if (+hunks[i].dataset.start <= n && n <= +hunks[i].dataset.end) { select(i, false); break; }
+    }
+  }
+})();

@@ -1,0 +1,695 @@
+package web
+
+import (
+	"bytes"
+	"html/template"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/noma"
+	"github.com/gloss-dev/gloss/notebook"
+	"github.com/gloss-dev/gloss/reconcile"
+	"github.com/gloss-dev/gloss/safepath"
+	"github.com/gloss-dev/gloss/setup"
+	"github.com/gloss-dev/gloss/tasks"
+	"github.com/gloss-dev/gloss/why"
+)
+
+// pct is a share in whole percent.
+func pct(part, whole int) int {
+	if whole <= 0 {
+		return 0
+	}
+	return (part*100 + whole/2) / whole
+}
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /{$}", s.overview)
+	m.HandleFunc("GET /assets/{file...}", s.asset)
+	m.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		r.SetPathValue("file", "favicon.svg")
+		s.asset(w, r)
+	})
+	m.HandleFunc("GET /file/{path...}", s.file)
+	m.HandleFunc("GET /history/{path...}", s.history)
+	m.HandleFunc("GET /deps/{path...}", s.deps)
+	m.HandleFunc("GET /tree/{path...}", s.tree)
+	m.HandleFunc("GET /stats", s.stats)
+	m.HandleFunc("GET /specs", s.specs)
+	m.HandleFunc("GET /specs/diff", s.specDiff)
+	m.HandleFunc("GET /tasks", s.tasks)
+	m.HandleFunc("GET /tasks/events", s.taskEvents)
+	m.HandleFunc("GET /task/{id}", s.task)
+	m.HandleFunc("GET /task/{id}/log", s.taskLog)
+	m.HandleFunc("GET /notebook", s.notebook)
+	m.HandleFunc("GET /notebook/search", s.noteSearch)
+	m.HandleFunc("GET /note/{path...}", s.note)
+	m.HandleFunc("GET /docs", s.docs)
+	m.HandleFunc("GET /doc/{path...}", s.doc)
+	s.mux = m
+}
+
+// withRepo opens the repository for one request, as the CLI does for one
+// command.
+func (s *Server) withRepo(w http.ResponseWriter, r *http.Request, fn func(repo *gitops.Repo) error) {
+	repo, err := gitops.Open(s.dir)
+	if err == nil {
+		defer repo.Close()
+		err = fn(repo)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+	}
+}
+
+func (s *Server) asset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	if name == "chroma.css" {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Header().Set("Cache-Control", "private, max-age=3600")
+		_, _ = w.Write(chromaCSS())
+		return
+	}
+	data, err := fs.ReadFile(assetFS, path.Join("assets", name))
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	ct := mime.TypeByExtension(path.Ext(name))
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Cache-Control", "private, max-age=3600")
+	_, _ = w.Write(data)
+}
+
+// hasAsset reports whether an embedded asset exists (vendor/ files are
+// built by make and may be absent).
+func hasAsset(name string) bool {
+	_, err := fs.Stat(assetFS, path.Join("assets", name))
+	return err == nil
+}
+
+// overviewData is what the overview shows besides the status.
+type overviewData struct {
+	Status  *setup.Status
+	Authors *why.AuthorsResult
+	Commits int // on HEAD
+	Specs   *reconcile.StatusResult
+	Tasks   map[string]int
+	Ready   []tasks.Summary
+	Notes   []notebook.NoteEntry
+	Errors  []string
+}
+
+func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		st, err := setup.CollectStatus(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		d := overviewData{Status: st, Tasks: map[string]int{}}
+		if r.URL.Query().Get("format") != "json" {
+			if a, err := why.Authors(repo); err == nil {
+				d.Authors = a
+			}
+			if out, err := repo.Git(r.Context(), "rev-list", "--count", "HEAD"); err == nil {
+				d.Commits, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+			}
+			if ws, err := reconcile.Open(r.Context(), repo); err == nil {
+				if sr, err := ws.Status(); err == nil {
+					d.Specs = sr
+				} else {
+					d.Errors = append(d.Errors, "specs: "+err.Error())
+				}
+			}
+			if ts, err := tasks.Open(r.Context(), repo); err == nil {
+				if l, err := ts.List("", 0); err == nil {
+					for _, t := range l.Tasks {
+						d.Tasks[t.Status]++
+						if t.Status == "ready" {
+							d.Ready = append(d.Ready, t)
+						}
+					}
+				}
+				ts.Close()
+			}
+			if nb, err := notebook.Open(r.Context(), repo); err == nil {
+				if l, err := nb.List(""); err == nil {
+					d.Notes = l.Notes
+					if len(d.Notes) > 8 {
+						d.Notes = d.Notes[:8]
+					}
+				}
+				nb.Close()
+			}
+		}
+		s.page(w, r, "overview", view{Title: "Overview", Nav: "overview", Data: d}, st)
+		return nil
+	})
+}
+
+// fileData is the file page: the annotated blame and the highlighted
+// source, hunk by hunk.
+type fileData struct {
+	Blame       *why.BlameResult
+	Regions     map[string]*why.RegionView
+	Attribution *attribution.BlameResult
+	Dir         string
+	HunksHTML   template.HTML
+	Binary      bool
+}
+
+func (s *Server) file(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	rev := r.URL.Query().Get("rev")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		if rev == "" && r.URL.Query().Get("format") != "json" && isDir(repo, p) {
+			http.Redirect(w, r, "/tree/"+strings.Trim(p, "/"), http.StatusFound)
+			return nil
+		}
+		// Who wrote each line: line attribution, git gloss blame's answer
+		// and the page's JSON twin.
+		ab, err := attribution.Blame(r.Context(), repo, attribution.BlameQuery{Path: p, Rev: rev})
+		if err != nil {
+			return err
+		}
+		if r.URL.Query().Get("format") == "json" {
+			writeJSON(w, ab)
+			return nil
+		}
+		// Why: the hunks with the regions of a whole-file read, and the
+		// outline.
+		b, err := why.Blame(r.Context(), repo, why.BlameQuery{Path: p, Rev: rev})
+		if err != nil {
+			return err
+		}
+		rel, content := b.Query.Path, b.Source
+		d := fileData{Blame: b, Attribution: ab, Regions: map[string]*why.RegionView{}, Dir: path.Dir(rel)}
+		for i := range b.Regions {
+			d.Regions[b.Regions[i].ID] = &b.Regions[i]
+		}
+		var lines []string
+		if bytes.IndexByte(content[:min(len(content), 8000)], 0) >= 0 {
+			d.Binary = true // as git decides: a NUL early on
+		} else {
+			lines = s.hl.Lines(rel, content)
+		}
+		html, err := s.renderHunks(&d, rel, lines)
+		if err != nil {
+			return err
+		}
+		d.HunksHTML = html
+		s.page(w, r, "file", view{Title: rel, Nav: "files", Scripts: []string{"file.js"}, Data: d}, b)
+		return nil
+	})
+}
+
+// isDir reports whether p is a folder of the work tree, resolved by
+// safepath (a link to a folder elsewhere is not one).
+func isDir(repo *gitops.Repo, p string) bool {
+	tree, err := safepath.ForRepo(repo)
+	if err != nil {
+		return false
+	}
+	defer tree.Close()
+	real, err := tree.Resolve(p)
+	if err != nil {
+		return false
+	}
+	st, err := tree.Root().Stat(real)
+	return err == nil && st.IsDir()
+}
+
+func (s *Server) history(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		h, err := why.History(r.Context(), repo, why.HistoryQuery{Path: p, Anchor: r.URL.Query().Get("anchor"), Limit: intParam(r, "limit", 10)})
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "history", view{Title: "History of " + h.Query.Path, Nav: "files", Data: h}, h)
+		return nil
+	})
+}
+
+// deps lists the regions that declared a dependency on a file (or an
+// anchor of it): its own page, as scanning every record is the largest
+// cost a file page would otherwise pay on each load.
+func (s *Server) deps(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		d, err := why.Deps(r.Context(), repo, why.DepsQuery{Path: p, Anchor: r.URL.Query().Get("anchor")})
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "deps", view{Title: "Depended on: " + d.Query.Path, Nav: "files", Data: d}, d)
+		return nil
+	})
+}
+
+// stats is line attribution over a range: git gloss stats.
+func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
+	q := attribution.StatsQuery{Range: r.URL.Query().Get("range"), Since: r.URL.Query().Get("since")}
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		st, err := attribution.Stats(r.Context(), repo, q)
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "stats", view{Title: "Who wrote the code", Nav: "overview", Data: statsData{Query: q, Stats: st}}, st)
+		return nil
+	})
+}
+
+type statsData struct {
+	Query attribution.StatsQuery
+	Stats *attribution.StatsResult
+}
+
+// treeData lists the files of HEAD under a folder, one level.
+type treeData struct {
+	Dir     string
+	Parent  string
+	Folders []string
+	Files   []string
+}
+
+func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
+	dir := strings.Trim(r.PathValue("path"), "/")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		if dir != "" {
+			if _, err := safepath.Clean(repo.Root(), dir); err != nil {
+				return err
+			}
+		}
+		entries, err := repo.ListFiles("HEAD", dir)
+		if err != nil {
+			return err
+		}
+		d := treeData{Dir: dir}
+		if dir != "" {
+			d.Parent = path.Dir(dir)
+			if d.Parent == "." {
+				d.Parent = ""
+			}
+		}
+		seen := map[string]bool{}
+		for _, e := range entries {
+			rest := strings.TrimPrefix(e.Path, dir)
+			rest = strings.TrimPrefix(rest, "/")
+			if first, _, nested := strings.Cut(rest, "/"); nested {
+				if !seen[first] {
+					seen[first] = true
+					d.Folders = append(d.Folders, path.Join(dir, first))
+				}
+				continue
+			}
+			d.Files = append(d.Files, e.Path)
+		}
+		sort.Strings(d.Folders)
+		sort.Strings(d.Files)
+		title := "Files"
+		if dir != "" {
+			title = dir
+		}
+		s.page(w, r, "tree", view{Title: title, Nav: "files", Data: d}, d)
+		return nil
+	})
+}
+
+func (s *Server) specs(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		ws, err := reconcile.Open(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		st, err := ws.Status()
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "specs", view{Title: "Specs", Nav: "specs", Data: st}, st)
+		return nil
+	})
+}
+
+type specDiffData struct {
+	Base string
+	Diff *reconcile.DiffResult
+}
+
+func (s *Server) specDiff(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	base := q.Get("base")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		ws, err := reconcile.Open(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		if base == "" {
+			// The diff since the last reconciliation: from the commit
+			// HEAD was at then (HEAD when the spec was never reconciled).
+			base = "HEAD"
+			if st, err := ws.Status(); err == nil {
+				for _, row := range st.Specs {
+					if row.ReconciledHead != "" && (row.SpecPath == q.Get("spec") || strings.TrimSuffix(path.Base(row.SpecPath), ".spec.yaml") == q.Get("spec")) {
+						base = row.ReconciledHead
+					}
+				}
+			}
+		}
+		d, err := ws.SpecDiff(r.Context(), reconcile.DiffInput{SpecPath: q.Get("spec"), BaseBranch: base, PlainBase: q.Get("plain") == "1"})
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "specdiff", view{Title: "Spec " + d.SpecPath, Nav: "specs", Data: specDiffData{Base: base, Diff: d}}, d)
+		return nil
+	})
+}
+
+// boardOrder is the columns of the task board, in the order work flows.
+var boardOrder = []string{"blocked", "pending", "ready", "in_progress", "paused", "needs_attention", "failed", "completed"}
+
+type column struct {
+	Status string
+	Tasks  []tasks.Summary
+}
+
+type boardData struct {
+	Columns []column
+	Total   int
+}
+
+func board(l *tasks.ListResult) boardData {
+	by := map[string][]tasks.Summary{}
+	for _, t := range l.Tasks {
+		by[t.Status] = append(by[t.Status], t)
+	}
+	d := boardData{Total: l.Total}
+	for _, st := range boardOrder {
+		d.Columns = append(d.Columns, column{Status: st, Tasks: by[st]})
+		delete(by, st)
+	}
+	var rest []string
+	for st := range by {
+		rest = append(rest, st)
+	}
+	slices.Sort(rest)
+	for _, st := range rest {
+		d.Columns = append(d.Columns, column{Status: st, Tasks: by[st]})
+	}
+	return d
+}
+
+// listTasks is task list --json's call, with its default limit unless
+// the URL gives one.
+func listTasks(r *http.Request, repo *gitops.Repo) (*tasks.ListResult, error) {
+	ts, err := tasks.Open(r.Context(), repo)
+	if err != nil {
+		return nil, err
+	}
+	defer ts.Close()
+	return ts.List(r.URL.Query().Get("status"), intParam(r, "limit", 50))
+}
+
+// intParam reads a positive number from the URL, or def.
+func intParam(r *http.Request, name string, def int) int {
+	if n, err := strconv.Atoi(r.URL.Query().Get(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+func (s *Server) tasks(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		l, err := listTasks(r, repo)
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "tasks", view{Title: "Tasks", Nav: "tasks", Scripts: []string{"tasks.js"}, Data: board(l)}, l)
+		return nil
+	})
+}
+
+type taskData struct {
+	Task *tasks.Detail
+	Log  *tasks.LogResult
+}
+
+func (s *Server) task(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		ts, err := tasks.Open(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		defer ts.Close()
+		t, err := ts.Get(r.Context(), r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		d := taskData{Task: t}
+		if lg, err := ts.Log(t.ID, 200, 0, ""); err == nil {
+			d.Log = lg
+		}
+		s.page(w, r, "task", view{Title: t.ID + " " + t.Title, Nav: "tasks", Scripts: []string{"task.js"}, Data: d}, t)
+		return nil
+	})
+}
+
+type notebookData struct {
+	List   *notebook.ListResult
+	Tree   []folderView
+	Tags   []tagCount
+	Query  string
+	Search *notebook.SearchResult
+}
+
+type folderView struct {
+	Folder string
+	Notes  []notebook.NoteEntry
+}
+
+type tagCount struct {
+	Tag   string
+	Count int
+}
+
+func (s *Server) notebookData(r *http.Request, nb *notebook.Notebook) (notebookData, error) {
+	l, err := nb.List("")
+	if err != nil {
+		return notebookData{}, err
+	}
+	d := notebookData{List: l}
+	by := map[string][]notebook.NoteEntry{}
+	tags := map[string]int{}
+	for _, n := range l.Notes {
+		f := path.Dir(n.Path)
+		by[f] = append(by[f], n)
+		for _, t := range n.Tags {
+			tags[t]++
+		}
+	}
+	for _, f := range slices.Sorted(func(yield func(string) bool) {
+		for k := range by {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		d.Tree = append(d.Tree, folderView{Folder: f, Notes: by[f]})
+	}
+	for t, c := range tags {
+		d.Tags = append(d.Tags, tagCount{t, c})
+	}
+	sort.Slice(d.Tags, func(i, j int) bool {
+		if d.Tags[i].Count != d.Tags[j].Count {
+			return d.Tags[i].Count > d.Tags[j].Count
+		}
+		return d.Tags[i].Tag < d.Tags[j].Tag
+	})
+	return d, nil
+}
+
+func (s *Server) withNotebook(w http.ResponseWriter, r *http.Request, fn func(nb *notebook.Notebook) error) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		nb, err := notebook.Open(r.Context(), repo)
+		if err != nil {
+			return err
+		}
+		defer nb.Close()
+		return fn(nb)
+	})
+}
+
+func (s *Server) notebook(w http.ResponseWriter, r *http.Request) {
+	s.withNotebook(w, r, func(nb *notebook.Notebook) error {
+		d, err := s.notebookData(r, nb)
+		if err != nil {
+			return err
+		}
+		s.page(w, r, "notebook", view{Title: "Notebook", Nav: "notebook", Scripts: []string{"search.js"}, Data: d}, d.List)
+		return nil
+	})
+}
+
+func (s *Server) noteSearch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query().Get("q")
+	tag := r.URL.Query()["tag"]
+	s.withNotebook(w, r, func(nb *notebook.Notebook) error {
+		in := notebook.SearchInput{Query: q, Tags: tag, Limit: intParam(r, "limit", 10)}
+		res, err := nb.Search(in)
+		if err != nil {
+			return err
+		}
+		if r.URL.Query().Get("format") == "json" {
+			writeJSON(w, res)
+			return nil
+		}
+		d, err := s.notebookData(r, nb)
+		if err != nil {
+			return err
+		}
+		d.Query, d.Search = q, res
+		s.page(w, r, "notebook", view{Title: "Search: " + q, Nav: "notebook", Scripts: []string{"search.js"}, Data: d}, res)
+		return nil
+	})
+}
+
+type noteData struct {
+	Note    *notebook.NoteResult
+	HTML    template.HTML
+	Mermaid bool
+	Tags    []string
+}
+
+func (s *Server) note(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	s.withNotebook(w, r, func(nb *notebook.Notebook) error {
+		n, err := nb.Read(p)
+		if err != nil {
+			return err
+		}
+		if r.URL.Query().Get("format") == "json" {
+			writeJSON(w, n)
+			return nil
+		}
+		body, hasMermaid := renderNote(n.Path, n.Content)
+		d := noteData{Note: n, HTML: body, Mermaid: hasMermaid}
+		if tags, ok := n.Frontmatter["tags"].([]any); ok {
+			for _, t := range tags {
+				if s, ok := t.(string); ok {
+					d.Tags = append(d.Tags, s)
+				}
+			}
+		}
+		v := view{Title: n.Path, Nav: "notebook", Data: d}
+		if hasMermaid && hasAsset("vendor/mermaid.min.js") {
+			v.Scripts = []string{"vendor/mermaid.min.js", "mermaid-init.js"}
+		}
+		s.page(w, r, "note", v, n)
+		return nil
+	})
+}
+
+type docsData struct {
+	Files []string
+}
+
+func (s *Server) docs(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		d := docsData{Files: []string{}}
+		entries, err := repo.ListFiles("HEAD", "")
+		if err != nil && !gitops.IsNotFound(err) {
+			return err
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Path, ".noma") {
+				d.Files = append(d.Files, e.Path)
+			}
+		}
+		s.page(w, r, "docs", view{Title: "Documents", Nav: "docs", Data: d}, d)
+		return nil
+	})
+}
+
+type docData struct {
+	File       string
+	Blocks     []blockView
+	Check      *noma.CheckResult
+	Transcript *noma.TranscriptResult
+	Timeline   []string
+	Read       *noma.ReadResult
+}
+
+type blockView struct {
+	noma.Block
+	Depth     int
+	Container bool   // has child blocks: shown as a heading over them
+	Source    string // a leaf's source lines
+	Verbatim  bool   // shown as source, not rendered (frontmatter, code)
+}
+
+// blockViews lays the flat block list out as the document reads: a
+// container (section, directive with children) as a labelled heading, its
+// children indented under it, each leaf's own source rendered once.
+func blockViews(blocks []noma.Block, lines []string) []blockView {
+	var out []blockView
+	var open [][2]int // line ranges of the containers we are inside
+	for _, b := range blocks {
+		for len(open) > 0 && b.Lines[0] > open[len(open)-1][1] {
+			open = open[:len(open)-1]
+		}
+		bv := blockView{Block: b, Depth: len(open), Container: b.ChildCount > 0}
+		if bv.Container {
+			open = append(open, b.Lines)
+		} else if b.Lines[0] >= 1 && b.Lines[1] <= len(lines) && b.Lines[0] <= b.Lines[1] {
+			bv.Source = strings.Join(lines[b.Lines[0]-1:b.Lines[1]], "\n")
+			bv.Verbatim = b.Type == "frontmatter" || b.Type == "code"
+		}
+		out = append(out, bv)
+	}
+	return out
+}
+
+func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	s.withRepo(w, r, func(repo *gitops.Repo) error {
+		tree, err := safepath.ForRepo(repo)
+		if err != nil {
+			return err
+		}
+		defer tree.Close()
+		st := noma.NewStore(tree)
+		res, err := st.Read(p)
+		if err != nil {
+			return err
+		}
+		if r.URL.Query().Get("format") == "json" {
+			writeJSON(w, res)
+			return nil
+		}
+		rel, src, err := st.ReadSource(p)
+		if err != nil {
+			return err
+		}
+		d := docData{File: rel, Read: res}
+		d.Blocks = blockViews(res.Blocks, strings.Split(src, "\n"))
+		if c, err := st.Check(p, noma.ValidateOptions{}); err == nil {
+			d.Check = c
+		}
+		if tr, tl, err := st.TranscriptLines(p); err == nil {
+			d.Transcript, d.Timeline = tr, tl
+		}
+		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Data: d}, res)
+		return nil
+	})
+}

@@ -1,0 +1,133 @@
+package web_test
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestJSONTwinsAreTheCLIBytes: every page's JSON twin is, byte for byte,
+// what the matching CLI command prints with --json — the pages and the
+// CLI make the same library calls.
+func TestJSONTwinsAreTheCLIBytes(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	cases := []struct {
+		page string
+		cli  []string
+	}{
+		{"/?format=json", []string{"status", "--json"}},
+		{"/file/server/server.go?format=json", []string{"blame", "server/server.go", "--json"}},
+		{"/history/server/server.go?anchor=Server.Health&format=json", []string{"history", "server/server.go", "--anchor", "Server.Health", "--json"}},
+		{"/stats?format=json", []string{"stats", "--json"}},
+		{"/deps/server/server.go?format=json", []string{"deps", "server/server.go", "--json"}},
+		{"/specs?format=json", []string{"spec", "status", "--json"}},
+		{"/specs/diff?spec=" + specPath + "&base=HEAD~2&format=json", []string{"spec", "diff", specPath, "--base", "HEAD~2", "--json"}},
+		{"/tasks?format=json", []string{"task", "list", "--json"}},
+		{"/task/" + s.taskID + "?format=json", []string{"task", "show", s.taskID, "--json"}},
+		{"/notebook?format=json", []string{"note", "list", "--json"}},
+		{"/notebook/search?q=" + plantedWord + "&format=json", []string{"note", "search", plantedWord, "--json"}},
+		{"/note/" + notePath + "?format=json", []string{"note", "show", notePath, "--json"}},
+		{"/doc/" + docPath + "?format=json", []string{"doc", "read", docPath, "--json"}},
+	}
+	for _, c := range cases {
+		code, body, h := s.get(t, c.page)
+		if code != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+			t.Errorf("%s: %d %s\n%s", c.page, code, h.Get("Content-Type"), body)
+			continue
+		}
+		want := s.fx.MustGloss(c.cli...)
+		if body != want {
+			t.Errorf("%s differs from git gloss %s:\npage: %s\ncli:  %s", c.page, strings.Join(c.cli, " "), body, want)
+		}
+	}
+	// The file twin is line attribution (git gloss blame): who wrote each
+	// line, as the gutter shows it; not a vacuous comparison.
+	_, body, _ := s.get(t, "/file/server/server.go?format=json")
+	for _, w := range []string{`"$schema":"gloss-blame/v1"`, `"contributor":{"type":`, `"text":"func (s *Server) Health(w http.ResponseWriter, r *http.Request) {"`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("blame twin lacks %s: %s", w, body)
+		}
+	}
+	// The spec page's diff starts, by default, where the spec was last
+	// reconciled: the later metrics commit is in it.
+	if _, body, _ := s.get(t, "/specs/diff?spec="+specPath); !strings.Contains(body, `&#43;// Metrics exposes counters.`) {
+		t.Errorf("the spec diff since the reconciliation lacks the later change:\n%s", body)
+	}
+	if _, body, _ := s.get(t, "/deps/server/server.go?format=json"); !strings.Contains(body, "routes are registered there") {
+		t.Errorf("deps twin lacks the declared dependency: %s", body)
+	}
+}
+
+// TestRefusals: no token, a foreign Host (DNS rebinding), paths that
+// leave the repository and writes are all refused before any page runs;
+// pages carry a strict Content-Security-Policy.
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	secret := s.fx.Path("../outside.txt")
+	if err := os.WriteFile(secret, []byte("TOP SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := func(method, path string, withToken bool, host string) *http.Request {
+		r, err := http.NewRequest(method, s.base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if withToken {
+			r.AddCookie(&http.Cookie{Name: s.cookie(), Value: s.token})
+		}
+		if host != "" {
+			r.Host = host
+		}
+		return r
+	}
+	cases := []struct {
+		name string
+		req  *http.Request
+		want int
+	}{
+		{"no token", req("GET", "/", false, ""), http.StatusForbidden},
+		{"wrong token", req("GET", "/?token=0123456789abcdef0123456789abcdef", false, ""), http.StatusForbidden},
+		{"foreign host", req("GET", "/?token="+s.token, false, "attacker.example:"+strings.TrimPrefix(s.base, "http://127.0.0.1:")), http.StatusMisdirectedRequest},
+		{"foreign host with cookie", req("GET", "/", true, "rebind.example"), http.StatusMisdirectedRequest},
+		{"dot-dot", req("GET", "/file/../outside.txt", true, ""), http.StatusBadRequest},
+		{"encoded dot-dot", req("GET", "/file/server/%2e%2e/%2e%2e/outside.txt", true, ""), http.StatusBadRequest},
+		{"encoded slash dot-dot", req("GET", "/file/..%2f..%2foutside.txt", true, ""), http.StatusBadRequest},
+		{"note dot-dot", req("GET", "/note/..%2f..%2f..%2foutside.txt", true, ""), http.StatusBadRequest},
+		{"git dir", req("GET", "/file/.git/config", true, ""), http.StatusBadRequest},
+		{"post", req("POST", "/tasks", true, ""), http.StatusMethodNotAllowed},
+		{"delete", req("DELETE", "/note/"+notePath, true, ""), http.StatusMethodNotAllowed},
+	}
+	for _, c := range cases {
+		code, body, _ := do(t, c.req)
+		if code != c.want {
+			t.Errorf("%s: %s %s answered %d, want %d: %s", c.name, c.req.Method, c.req.URL.RequestURI(), code, c.want, body)
+		}
+		if strings.Contains(body, "TOP SECRET") || strings.Contains(body, "[core]") {
+			t.Errorf("%s: leaked a file outside the work tree: %s", c.name, body)
+		}
+	}
+	// The token in the URL sets a cookie the app then uses; pages carry
+	// the security headers.
+	code, _, h := do(t, req("GET", "/?token="+s.token, false, ""))
+	if code != http.StatusOK {
+		t.Fatalf("with token: %d", code)
+	}
+	if c := h.Get("Set-Cookie"); !strings.Contains(c, s.cookie()+"="+s.token) || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") {
+		t.Errorf("cookie = %q", c)
+	}
+	csp := h.Get("Content-Security-Policy")
+	for _, w := range []string{"default-src 'none'", "script-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, w) {
+			t.Errorf("CSP %q lacks %s", csp, w)
+		}
+	}
+	if strings.Contains(csp, "unsafe-eval") || strings.Contains(strings.Split(csp, "style-src")[0], "unsafe-inline") {
+		t.Errorf("CSP allows inline scripts or eval: %q", csp)
+	}
+	if h.Get("Referrer-Policy") != "no-referrer" {
+		t.Errorf("Referrer-Policy = %q: the token would leak in Referer", h.Get("Referrer-Policy"))
+	}
+}
