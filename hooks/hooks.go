@@ -81,14 +81,15 @@ var defaultTimeout = map[string]time.Duration{
 // only make gloss fail; it never makes it run anything.
 const EnvFault = "GLOSS_HOOK_FAULT"
 
-// Run runs hook name and returns its exit code. It never returns non-zero
-// except for a pre-push Block.
-func Run(ctx context.Context, name string, args []string, stdin io.Reader, stderr io.Writer) int {
+// Run runs hook name in the repository at dir ("" for the current
+// directory) and returns its exit code. It never returns non-zero except
+// for a pre-push Block.
+func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, stderr io.Writer) int {
 	if os.Getenv(gitops.EnvInternal) != "" {
 		return 0 // a git command run by gloss itself: do not recurse
 	}
 	start := time.Now()
-	repo, err := gitops.Open("")
+	repo, err := gitops.Open(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "gloss: %s hook skipped: %v\n", name, err)
 		return 0
