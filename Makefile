@@ -77,9 +77,14 @@ lint: deps
 # Timings against the git CLI on a long generated history; with REPO=path
 # (a clone of junegunn/fzf), the read recipe of the README's Speed section
 # on a throwaway clone of it instead.
+# The generated 100,000-commit history is made once (minutes) and kept in
+# the temp dir. REPO= adds a real repository: a clone of fzf at 956562da or
+# of git/git at 3f664917 (docs/speed.md).
 bench: build
 	go test -run '^$$' -bench . -benchtime 20x ./...
-	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO),go run ./bench/cmd/compare)
+	go run ./bench/cmd/compare
+	go run ./bench/cmd/recipe -generated
+	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO))
 
 # Self-contained release archives in dist/ (static libgit2 and C library,
 # a man page, SHA256SUMS); ARCHES="amd64 arm64" cross-compiles arm64 too.

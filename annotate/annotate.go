@@ -33,6 +33,9 @@ type Options struct {
 	Annotator string
 	// ConsumePending takes the contexts staged in this worktree.
 	ConsumePending bool
+	// Staged are contexts taken from the worktree earlier (at commit
+	// time, for a capture done later), applied as ConsumePending's are.
+	Staged []Context
 	// Skip leaves out regions that overlap these (already carried over).
 	Skip []Region
 	// NoSummary leaves out the summary record (one was carried over).
@@ -81,11 +84,15 @@ func Capture(ctx context.Context, repo *gitops.Repo, commitID string, opts Optio
 		attributeAgentWork(f, work[f.path])
 	}
 	var problems []error
+	staged := opts.Staged
 	if opts.ConsumePending {
-		staged, err := takePending(repo)
+		taken, err := takePending(repo)
 		if err != nil {
 			problems = append(problems, err)
 		}
+		staged = append(staged, taken...)
+	}
+	if len(staged) > 0 {
 		view.applyAll(staged, Author{Kind: "agent"}, func(err error) {
 			res.Warnings = append(res.Warnings, "staged context: "+err.Error())
 		})

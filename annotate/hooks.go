@@ -14,48 +14,21 @@ import (
 	"github.com/gloss-dev/gloss/notes"
 )
 
-// PostCommit annotates the commit HEAD now points to. What it does depends
-// on how the commit was made:
-//   - during a rebase, and for `commit --amend`, nothing: post-rewrite
-//     carries the old commits' records over once git reports the pairs;
-//   - after `git merge --squash`, the squashed commits' records are
-//     carried over (the union of them), then the rest is captured;
-//   - for a cherry-pick (a -x trailer, or the same patch id as a commit with
-//     the same subject), the picked commit's records are carried over;
-//   - otherwise the commit is captured afresh.
-//
-// work is what the agent hooks captured (see AgentWork): the lines agents
-// wrote are attributed to them.
+// PostCommit annotates the commit just made (the post-commit hook):
+// PreparePostCommit, then RunJob. work is what the agent hooks captured
+// (see AgentWork): the lines agents wrote are attributed to them.
 func PostCommit(ctx context.Context, repo *gitops.Repo, annotator string, work []AgentWork) error {
-	if repo.RebaseInProgress() {
-		return nil
-	}
-	reflog := repo.LastReflogMessage()
-	if strings.HasPrefix(reflog, "commit (amend)") {
-		return nil
-	}
-	head, err := repo.Head()
-	if err != nil || head == "" {
+	job, err := PreparePostCommit(repo, annotator, work)
+	if job == nil {
 		return err
 	}
-	commit, err := repo.LookupCommit(head)
-	if err != nil {
-		return err
-	}
-	opts := Options{Annotator: annotator, ConsumePending: true, Agent: work}
-	if sources := takeSquashSources(repo, commit); len(sources) > 0 {
-		return carryAndCapture(ctx, repo, sources, head, SourceSquash, opts)
-	}
-	if src := cherryPickSource(ctx, repo, commit, reflog); src != "" {
-		return carryAndCapture(ctx, repo, []string{src}, head, SourceCherryPick, opts)
-	}
-	_, err = Capture(ctx, repo, head, opts)
-	return err
+	return errors.Join(err, RunJob(ctx, repo, job))
 }
 
-// carryAndCapture carries the records of sources onto to, then captures
-// whatever changed regions they do not cover.
-func carryAndCapture(ctx context.Context, repo *gitops.Repo, sources []string, to, source string, opts Options) error {
+// carryAndCapture carries the sources' records over onto to, then captures
+// what they do not cover. carried says an earlier run wrote the carried
+// records already.
+func carryAndCapture(ctx context.Context, repo *gitops.Repo, sources []string, to, source string, opts Options, carried bool) error {
 	store := notes.Open(repo, notes.Annotations)
 	recs, err := store.Read(sources)
 	if err != nil {
@@ -71,8 +44,10 @@ func carryAndCapture(ctx context.Context, repo *gitops.Repo, sources []string, t
 		out = append(out, carried...)
 		covered = append(covered, regions...)
 	}
-	if err := store.Append(ctx, to, out...); err != nil {
-		return err
+	if !carried {
+		if err := store.Append(ctx, to, out...); err != nil {
+			return err
+		}
 	}
 	opts.Skip = covered
 	opts.NoSummary = len(out) > 0

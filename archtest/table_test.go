@@ -74,7 +74,7 @@ var table = map[string]row{
 	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "noma", "notes", "reconcile", "schemas", "tasks"}},
 	"setup": {rank: workflow, imports: []string{"atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
-	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "gitops", "reconcile", "setup"}},
+	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "detach", "gitops", "reconcile", "setup"}},
 	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
 	"web":   {rank: door, imports: []string{"attribution", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "tasks", "why"}},
 
@@ -84,11 +84,11 @@ var table = map[string]row{
 
 	"archtest":             {rank: tooling},
 	"fixtures":             {rank: tooling},
-	"bench":                {rank: tooling, imports: []string{"annotate", "attribution", "fixtures", "gitops", "notes", "reconcile", "treesitter", "why"}},
+	"bench":                {rank: tooling, imports: []string{"annotate", "atomicfile", "attribution", "fixtures", "gitops", "notes", "reconcile", "treesitter", "why"}},
 	"bench/cmd/agenthooks": {rank: tooling, imports: []string{"bench"}},
 	"bench/cmd/compare":    {rank: tooling, imports: []string{"bench", "fixtures"}},
 	"bench/cmd/mcpcalls":   {rank: tooling},
-	"bench/cmd/recipe":     {rank: tooling, imports: []string{"bench"}},
+	"bench/cmd/recipe":     {rank: tooling, imports: []string{"bench", "fixtures"}},
 	"tests/agent-e2e":      {rank: tooling},
 	"tests/demo":           {rank: tooling},
 	"tests/dist":           {rank: tooling},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/treesitter"
@@ -34,6 +35,23 @@ type Recipe struct {
 // Terminal.printItem (lines 3963-4152, 30 blamed commits).
 var FzfRecipe = Recipe{Rev: "956562da", File: "src/terminal.go", Anchor: "Terminal.printItem", Summaries: 500}
 
+// GitRecipe is a large real repository: git/git at 3f664917 (81,966
+// commits, a 496 MiB pack), diff.c (7,858 lines), diff_flush.
+var GitRecipe = Recipe{Rev: "3f664917c20733253934d3c4ff8330a7a60f27b7", File: "diff.c", Anchor: "diff_flush", Summaries: 500}
+
+// GeneratedRecipe is read on the generated 100,000-commit history
+// (Generated100k): a file that changes every 13 commits or so, whose
+// latest 100 changes span about 1,300 commits.
+var GeneratedRecipe = Recipe{Rev: "main", File: "src/pkg01/file001.go", Anchor: "F1_2", Summaries: 500}
+
+// Generated100k shapes the generated long history: 100,000 commits, 40
+// files, 3 of them changed by every commit.
+var Generated100k = fixtures.HistoryOptions{Commits: 100_000, Files: 40, Lines: 400, HotLines: 1000, EditsPerFile: 3, FilesPerEdit: 3, Seed: 1}
+
+// Recipes are the recipes a source repository is matched against, by
+// the commit they read at.
+var Recipes = []Recipe{FzfRecipe, GitRecipe}
+
 // RecipeEnv is a clone prepared by a Recipe.
 type RecipeEnv struct {
 	Recipe
@@ -54,6 +72,7 @@ type RecipeEnv struct {
 // before is reused as it is, so the blame cache it holds stays warm.
 func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*RecipeEnv, error) {
 	e := &RecipeEnv{Recipe: rc, Dir: dir, Binary: binary, GitDir: filepath.Join(dir, ".git")}
+	binDir = filepath.Dir(binary)
 	// The marker is written last: a setup that stopped half way is redone.
 	ready := filepath.Join(e.GitDir, "gloss-bench-ready")
 	_, err := os.Stat(ready)
@@ -70,6 +89,9 @@ func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*Re
 		return nil, fmt.Errorf("%s has no commit %s: %w", src, rc.Rev, err)
 	}
 	if fresh {
+		// The clone's own remote would name the source: a push must not
+		// reach it.
+		_ = run(ctx, dir, "git", "remote", "remove", "origin")
 		if err := run(ctx, dir, "git", "checkout", "-q", "-B", "gloss-bench", rc.Rev); err != nil {
 			return nil, err
 		}
@@ -83,6 +105,17 @@ func PrepareRecipe(ctx context.Context, rc Recipe, src, dir, binary string) (*Re
 	}
 	defer repo.Close()
 	if err := e.resolve(ctx, repo); err != nil {
+		return nil, err
+	}
+	// init builds the blame graph, on a large repository in a background
+	// process that may not have taken its lock yet: the reads measured
+	// are those after it.
+	for deadline := time.Now().Add(15 * time.Minute); !repo.HasBlameGraph(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s: no blame graph 15 minutes after init", dir)
+		}
+	}
+	if err := e.waitFills(); err != nil {
 		return nil, err
 	}
 	// The blame graph is built here, as a repository in use has it from
@@ -113,13 +146,27 @@ func run(ctx context.Context, dir, name string, args ...string) error {
 // runTimed is run that also returns the CPU time (user and system) the
 // command used, children included.
 func runTimed(ctx context.Context, dir, name string, args ...string) (time.Duration, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
+	cmd := execCommand(ctx, dir, name, args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
 	}
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
+
+// execCommand is a command in dir with the git-gloss under test first on
+// PATH, so that the hook shims run it.
+func execCommand(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	if binDir != "" {
+		cmd.Env = append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+	return cmd
+}
+
+// binDir is the directory of the git-gloss under test (set by
+// PrepareRecipe), put first on PATH for the hooks.
+var binDir string
 
 // resolve finds the anchor's lines at Rev.
 func (e *RecipeEnv) resolve(ctx context.Context, repo *gitops.Repo) error {
@@ -221,6 +268,7 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 		}
 		return nil
 	}
+	noReadCaches := func() error { return os.RemoveAll(cache) }
 	noCaches := func() error {
 		if err := os.RemoveAll(filepath.Join(e.GitDir, "gloss", "graph")); err != nil {
 			return err
@@ -229,6 +277,7 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 	}
 	return []RecipeCase{
 		{Name: "read --anchor, blame cache warm", Gloss: read, Git: blame},
+		{Name: "read --anchor, first after init (no caches; the graph init built)", Gloss: read, Git: blame, Before: noReadCaches, After: e.waitFills},
 		{Name: "read --anchor, no blame cache", Gloss: read, Git: blame, Before: noBlameCache, After: e.waitFills},
 		{Name: "read --anchor, no caches", Gloss: read, Git: blame, Before: noCaches, After: e.waitFills},
 		{Name: fmt.Sprintf("read --lines %d:%d, warm", e.Start, e.End), Gloss: readLines, Git: blame},
@@ -240,6 +289,18 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 		{Name: fmt.Sprintf("blame -L %d:%d (attribution), warm", e.Start, e.End), Gloss: []string{"blame", e.File, "-L", fmt.Sprintf("%d:%d", e.Start, e.End), "--json"}, Git: blame},
 		{Name: "background cache-fill alone", Gloss: []string{"cache-fill", e.Rev, "--", e.File}, Git: blame, Before: noBlameCache},
 	}
+}
+
+// FirstAndWarm are the cases `make bench` reports for the large
+// repositories: the first read after init and a warm one.
+func (e *RecipeEnv) FirstAndWarm() []RecipeCase {
+	var out []RecipeCase
+	for _, c := range e.Cases() {
+		if strings.HasPrefix(c.Name, "read --anchor, first after init") || c.Name == "read --anchor, blame cache warm" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // waitFills waits until no background fill holds a lock in the clone.

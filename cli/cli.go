@@ -84,23 +84,25 @@ type CLI struct {
 	Doc  DocCmd  `cmd:"" group:"Documents" help:"Structured .noma documents: read, ids, check, patch, log, replay, verify."`
 	Spec SpecCmd `cmd:"" group:"Specs" help:"Specs that govern files: validate, affected, diff, mark reconciled, status."`
 
-	Status    StatusCmd    `cmd:"" help:"Show what gloss knows about this repository."`
-	Init      InitCmd      `cmd:"" help:"Set gloss up in this repository (idempotent)."`
-	Uninstall UninstallCmd `cmd:"" help:"Remove exactly what init added; notes stay."`
-	Sync      SyncCmd      `cmd:"" help:"Fetch, merge and push gloss notes with a remote."`
-	Forget    ForgetCmd    `cmd:"" help:"Take records back for good: tombstones every merge honours; --purge rewrites the notes history."`
-	Export    ExportCmd    `cmd:"" help:"Write gloss's notes records as JSON Lines."`
-	Import    ImportCmd    `cmd:"" help:"Read records from git gloss export, or from Chronicle (import chronicle)."`
-	Carry     CarryCmd     `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
-	Ci        CiCmd        `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
-	Mcp       McpCmd       `cmd:"" help:"Run the MCP server, or register it with a client."`
-	Serve     ServeCmd     `cmd:"" help:"Serve a local, read-only web view of gloss (127.0.0.1, token)."`
-	Agent     AgentCmd     `cmd:"" help:"Coding agents' hooks: install, uninstall, status (and the hook entry point)."`
-	Hook      HookCmd      `cmd:"" help:"Entry point for gloss's git hooks."`
-	Schema    SchemaCmd    `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
-	CacheFill CacheFillCmd `cmd:"" name:"cache-fill" hidden:"" help:"Fill the blame cache for one file (reads start it)."`
-	Help      HelpCmd      `cmd:"" help:"Explain gloss or one of its commands: git gloss help task ready."`
-	Man       ManCmd       `cmd:"" hidden:"" help:"Print the git-gloss(1) man page (roff)."`
+	Status     StatusCmd     `cmd:"" help:"Show what gloss knows about this repository."`
+	Init       InitCmd       `cmd:"" help:"Set gloss up in this repository (idempotent)."`
+	Uninstall  UninstallCmd  `cmd:"" help:"Remove exactly what init added; notes stay."`
+	Sync       SyncCmd       `cmd:"" help:"Fetch, merge and push gloss notes with a remote."`
+	Forget     ForgetCmd     `cmd:"" help:"Take records back for good: tombstones every merge honours; --purge rewrites the notes history."`
+	Export     ExportCmd     `cmd:"" help:"Write gloss's notes records as JSON Lines."`
+	Import     ImportCmd     `cmd:"" help:"Read records from git gloss export, or from Chronicle (import chronicle)."`
+	Carry      CarryCmd      `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
+	Ci         CiCmd         `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
+	Mcp        McpCmd        `cmd:"" help:"Run the MCP server, or register it with a client."`
+	Serve      ServeCmd      `cmd:"" help:"Serve a local, read-only web view of gloss (127.0.0.1, token)."`
+	Agent      AgentCmd      `cmd:"" help:"Coding agents' hooks: install, uninstall, status (and the hook entry point)."`
+	Hook       HookCmd       `cmd:"" help:"Entry point for gloss's git hooks."`
+	Schema     SchemaCmd     `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
+	CacheFill  CacheFillCmd  `cmd:"" name:"cache-fill" hidden:"" help:"Fill the blame cache for one file (reads start it)."`
+	CacheGraph CacheGraphCmd `cmd:"" name:"cache-graph" hidden:"" help:"Build or refresh the blame graph (init starts it)."`
+	HookWorker HookWorkerCmd `cmd:"" name:"hook-worker" hidden:"" help:"Annotate the commits the post-commit hook queued (the hook starts it)."`
+	Help       HelpCmd       `cmd:"" help:"Explain gloss or one of its commands: git gloss help task ready."`
+	Man        ManCmd        `cmd:"" hidden:"" help:"Print the git-gloss(1) man page (roff)."`
 }
 
 // Globals are the flags every command accepts.

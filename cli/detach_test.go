@@ -20,6 +20,11 @@ func TestDetachedCommandLinesParse(t *testing.T) {
 	}{
 		{detach.CacheFill("/repo/.git", "abc123", "-dash/file.go"), "cache-fill <commit> <path>",
 			func(c *CLI) bool { return c.CacheFill.Commit == "abc123" && c.CacheFill.Path == "-dash/file.go" }},
+		{detach.CacheGraph("/repo", "/repo/.git/gloss/graph.progress"), "cache-graph",
+			func(c *CLI) bool { return c.CacheGraph.ProgressFile == "/repo/.git/gloss/graph.progress" }},
+		{detach.CacheGraph("/repo", ""), "cache-graph",
+			func(c *CLI) bool { return c.CacheGraph.ProgressFile == "" }},
+		{detach.HookWorker("/repo"), "hook-worker", func(*CLI) bool { return true }},
 		{detach.TaskSupervise("/repo", "2026-11-22-001-k3x"), "task supervise <id>",
 			func(c *CLI) bool { return c.Task.Supervise.ID == "2026-11-22-001-k3x" }},
 		{detach.TaskWatch("/repo"), "task watch <action>",

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"syscall"
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/hooks"
@@ -41,4 +42,19 @@ func (c *HookCmd) Run(g *Globals) error {
 		return fault.As(fault.Check, errSilent)
 	}
 	return nil
+}
+
+// HookWorkerCmd is the hidden `git gloss hook-worker`: it annotates the
+// commits post-commit queued (hooks.RunWorker), at low priority.
+type HookWorkerCmd struct{}
+
+// Run drains the queue.
+func (c *HookWorkerCmd) Run(g *Globals) error {
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10) // git inherits it
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	return hooks.RunWorker(g.ctx, repo)
 }

@@ -171,6 +171,9 @@ func (c *InitCmd) Run(g *Globals) error {
 	if err := scaffoldNotebook(g, repo, res); err != nil {
 		return err
 	}
+	if note := buildGraphAtInit(g, repo); note != "" && !g.JSON {
+		fmt.Fprintln(g.stderr, "gloss: "+note)
+	}
 	if err := g.emit(res, func(s *styler) { printSetupResult(s, repo.Root(), res, "gloss is set up") }); err != nil {
 		return err
 	}

@@ -43,14 +43,25 @@ var self = sync.OnceValues(func() (string, error) {
 type Options struct {
 	Dir    string   // its working directory ("" for the caller's)
 	Output *os.File // its standard output and error (nil: discarded)
+	Env    []string // its environment (nil: the caller's)
 }
+
+// A Process is a started git-gloss.
+type Process struct {
+	Pid  int
+	done chan error
+}
+
+// Done delivers how the process ended, once it has.
+func (p *Process) Done() <-chan error { return p.done }
 
 // Start starts bin (git-gloss) with args in a session of its own. A
 // goroutine reaps the process when it ends, for callers that live longer
 // than it (the MCP server); a command that exits first leaves it running.
-func Start(bin string, args []string, o Options) (*os.Process, error) {
+func Start(bin string, args []string, o Options) (*Process, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = o.Dir
+	cmd.Env = o.Env
 	if o.Output != nil {
 		cmd.Stdout, cmd.Stderr = o.Output, o.Output
 	}
@@ -58,8 +69,9 @@ func Start(bin string, args []string, o Options) (*os.Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	go func() { _ = cmd.Wait() }()
-	return cmd.Process, nil
+	p := &Process{Pid: cmd.Process.Pid, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	return p, nil
 }
 
 // The command lines of the hidden commands gloss starts itself with. Each
@@ -70,6 +82,22 @@ func Start(bin string, args []string, o Options) (*os.Process, error) {
 // cache-fill`), in the repository whose common git dir is commonDir.
 func CacheFill(commonDir, commit, path string) []string {
 	return []string{"-C", commonDir, "cache-fill", commit, "--", path}
+}
+
+// CacheGraph builds the blame graph (`git gloss cache-graph`), writing
+// git's progress to progressFile when it is not "".
+func CacheGraph(dir, progressFile string) []string {
+	args := []string{"-C", dir, "cache-graph"}
+	if progressFile != "" {
+		args = append(args, "--progress-file", progressFile)
+	}
+	return args
+}
+
+// HookWorker runs the post-commit work the hook deferred (`git gloss
+// hook-worker`).
+func HookWorker(dir string) []string {
+	return []string{"-C", dir, "hook-worker"}
 }
 
 // TaskSupervise supervises the agent run of task id (`git gloss task

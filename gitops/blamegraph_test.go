@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,20 +22,43 @@ import (
 // with changed-path filters changes the route blame takes.
 func branchyHistory(t *testing.T, fx *fixtures.Repo) {
 	t.Helper()
+	tick(fx)
 	fx.Commit("start", map[string]string{"a.go": numbered(40, "a"), "b.go": numbered(30, "b"), "lib/c.go": numbered(50, "c")})
 	for i := 0; i < 3; i++ {
+		tick(fx)
 		fx.Git("checkout", "-q", "-b", fmt.Sprintf("side%d", i))
 		fx.Git("mv", "a.go", fmt.Sprintf("moved%d.go", i))
 		fx.Commit(fmt.Sprintf("side %d renames a", i), map[string]string{"lib/c.go": editNumbered(numbered(50, "c"), i, "side")})
+		tick(fx)
 		fx.Commit(fmt.Sprintf("side %d edits", i), map[string]string{fmt.Sprintf("moved%d.go", i): editNumbered(numbered(40, "a"), i+5, "side")})
+		tick(fx)
 		fx.Git("checkout", "-q", "-")
 		fx.Commit(fmt.Sprintf("main %d", i), map[string]string{"b.go": editNumbered(fx.Read("b.go"), i*3, "main"), "a.go": editNumbered(fx.Read("a.go"), 30+i, "main")})
+		tick(fx)
 		fx.Git("merge", "-q", "--no-edit", "-X", "theirs", fmt.Sprintf("side%d", i))
+		tick(fx)
 		fx.Git("mv", fmt.Sprintf("moved%d.go", i), "a.go")
 		fx.Commit(fmt.Sprintf("back %d", i), map[string]string{"lib/c.go": editNumbered(fx.Read("lib/c.go"), 20+i, "back")})
 	}
+	tick(fx)
 	fx.Git("mv", "lib/c.go", "c.go")
 	fx.Commit("flatten", map[string]string{"b.go": editNumbered(fx.Read("b.go"), 10, "last")})
+}
+
+// tick dates the next commits of fx a minute after the last ones, so that
+// "newest first" has one answer.
+func tick(fx *fixtures.Repo) {
+	when := int64(1_700_000_000)
+	for _, kv := range fx.Env {
+		if v, ok := strings.CutPrefix(kv, "GIT_COMMITTER_DATE=@"); ok {
+			fmt.Sscan(strings.Fields(v)[0], &when)
+		}
+	}
+	when += 60
+	fx.Env = slices.DeleteFunc(fx.Env, func(kv string) bool {
+		return strings.HasPrefix(kv, "GIT_COMMITTER_DATE=") || strings.HasPrefix(kv, "GIT_AUTHOR_DATE=")
+	})
+	fx.Env = append(fx.Env, fmt.Sprintf("GIT_COMMITTER_DATE=@%d +0000", when), fmt.Sprintf("GIT_AUTHOR_DATE=@%d +0000", when))
 }
 
 // editNumbered replaces line i of s.

@@ -1,5 +1,7 @@
 package gitops
 
+import "context"
+
 // SetBlameFiller installs f as the filler of every repository of the test
 // process (nil restores foreground fills).
 func SetBlameFiller(f func(commonDir, commit, path string) (pid int, err error)) {
@@ -29,3 +31,15 @@ func (r *Repo) CachedBlameEntry(commit, path string) []byte {
 // BlameGraphEnv is the environment gloss's git blame gets for the blame
 // graph; nil when it runs without one.
 func (r *Repo) BlameGraphEnv() []string { return r.blameGraphEnv() }
+
+// BuildFileHistory builds the file history of path from key afresh,
+// without the history cache.
+func (r *Repo) BuildFileHistory(ctx context.Context, key, path string, limit int, members []string) (*FileHistory, error) {
+	clear(fileLogs.m)
+	return r.buildHistory(ctx, key, path, limit, members)
+}
+
+// RenamesUncached is Renames without its cache.
+func (r *Repo) RenamesUncached(ctx context.Context, rev string) (map[string]string, error) {
+	return r.renamesIn(ctx, rev)
+}

@@ -12,6 +12,7 @@ package gitops
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,8 @@ type Repo struct {
 	root      string // worktree root, "" for a bare repository
 	gitDir    string // this worktree's git dir (.git, or .git/worktrees/<name>)
 	commonDir string // the shared git dir (objects, refs, config)
+	// graphProgress receives git's progress of graph writes (nil: none).
+	graphProgress io.Writer
 }
 
 // Open finds the repository that contains dir, searching upwards like git

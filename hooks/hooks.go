@@ -16,10 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gloss-dev/gloss/agent"
@@ -40,6 +42,9 @@ type Invocation struct {
 	// Config holds the personal gloss.* git config, read once per hook
 	// (keys lowercased, as git prints them).
 	Config map[string]string
+
+	deferOnce sync.Once
+	deferIt   bool
 }
 
 // Handler does one hook's work. An error fails nothing unless it is a
@@ -59,6 +64,26 @@ var handlers = map[string][]Handler{
 	setup.PostCommit:       {updateBlameCache, annotateCommit, attributeCommit, consumeAgentEdits},
 	setup.PrePush:          {validatePushInput, checkSpecs},
 	setup.PostRewrite:      {carryAnnotations, carryAttribution, consumeAgentEdits},
+}
+
+// nothingToDo tells, before the repository is opened, that a hook has no
+// work this time: every commit runs prepare-commit-msg, and its one
+// handler only acts after a `git merge --squash`. A handler added to such
+// a hook must extend its check.
+var nothingToDo = map[string]func(dir string, args []string) bool{
+	setup.PrepareCommitMsg: func(dir string, args []string) bool {
+		// git passes the message file, in the git dir where a squash
+		// merge leaves SQUASH_MSG; a relative path is relative to dir.
+		if len(args) == 0 {
+			return false
+		}
+		msg := args[0]
+		if !filepath.IsAbs(msg) {
+			msg = filepath.Join(dir, msg)
+		}
+		_, err := os.Stat(filepath.Join(filepath.Dir(msg), "SQUASH_MSG"))
+		return errors.Is(err, fs.ErrNotExist)
+	},
 }
 
 // Known reports whether gloss has a hook of this name.
@@ -87,6 +112,9 @@ const EnvFault = "GLOSS_HOOK_FAULT"
 func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, stderr io.Writer) int {
 	if os.Getenv(gitops.EnvInternal) != "" {
 		return 0 // a git command run by gloss itself: do not recurse
+	}
+	if idle, ok := nothingToDo[name]; ok && idle(dir, args) {
+		return 0
 	}
 	start := time.Now()
 	repo, err := gitops.Open(dir)
@@ -261,6 +289,9 @@ func ParseRewriteInput(in []byte) ([]Rewrite, error) {
 // updateBlameCache keeps blames of the files the new commit changed warm,
 // so that reading annotations stays cheaper than git blame.
 func updateBlameCache(ctx context.Context, inv *Invocation) error {
+	if inv.deferred() {
+		return nil // the worker does it
+	}
 	head, err := inv.Repo.Head()
 	if err != nil || head == "" {
 		return err
@@ -383,20 +414,33 @@ func attributeCommit(ctx context.Context, inv *Invocation) error {
 	return attribution.PostCommit(ctx, inv.Repo)
 }
 
-// annotateCommit records the new commit's annotations.
+// annotateCommit records the new commit's annotations: at once, or, when
+// the hook defers (deferred.go), in a detached worker after deciding at
+// once what belongs to the commit.
 func annotateCommit(ctx context.Context, inv *Invocation) error {
 	head, err := inv.Repo.Head()
 	if err != nil || head == "" {
 		return err
 	}
+	// What the agents wrote is read now, at commit time: the capture store
+	// moves on while a deferred worker runs.
 	cw := &agent.CommitWork{}
 	if !inv.Repo.RebaseInProgress() && !amending(inv.Repo) {
 		cw = inv.agentWork(head)
 	}
-	if err := annotate.PostCommit(ctx, inv.Repo, inv.annotator(), cw.Work); err != nil {
-		return err
+	job, err := annotate.PreparePostCommit(inv.Repo, inv.annotator(), cw.Work)
+	switch {
+	case inv.deferred():
+		err = errors.Join(err, deferJob(ctx, inv, job))
+	default:
+		if job != nil {
+			err = errors.Join(err, annotate.RunJob(ctx, inv.Repo, job))
+		}
+		if len(annotate.Queued(inv.Repo)) > 0 { // left by a worker that died
+			err = errors.Join(err, startWorker(ctx, inv.Repo))
+		}
 	}
-	return cw.RecordSessions(ctx, inv.Repo, head)
+	return errors.Join(err, cw.RecordSessions(ctx, inv.Repo, head))
 }
 
 // noteSquash remembers the commits of a squash merge for post-commit.

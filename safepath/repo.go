@@ -24,17 +24,17 @@ func ForRepo(repo *gitops.Repo) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.SetDurable(durable(repo))
+	t.SetDurable(Durable(repo))
 	return t, nil
 }
 
-// durable decides whether writes to the working tree are synced to stable
-// storage: `git config gloss.fsync true|false` when set, else whatever the
+// Durable decides whether gloss's writes are synced to stable storage
+// (the working tree's, and the post-commit queue's): `git config gloss.fsync true|false` when set, else whatever the
 // repository asks of git itself — a core.fsync that covers refs or the
 // index (all, committed, added, reference, index) means yes. Git's own
 // default syncs neither, and neither does gloss then: every write is
 // still atomic and safe against a killed process.
-func durable(repo *gitops.Repo) bool {
+func Durable(repo *gitops.Repo) bool {
 	if v, ok := repo.LookupConfig("gloss.fsync"); ok {
 		switch strings.ToLower(strings.TrimSpace(v)) {
 		case "true", "yes", "on", "1":

@@ -100,6 +100,14 @@ if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
 		b.WriteString(`[ "$status" -ne 0 ] && exit "$status"
 `)
 	}
+	if name == PrepareCommitMsg {
+		// gloss only has work here after a `git merge --squash`, which
+		// leaves SQUASH_MSG beside the message file: on every other commit
+		// the shim does not start git-gloss (hooks.nothingToDo says the
+		// same for a direct call).
+		b.WriteString(`[ -n "$1" ] && [ ! -e "$(dirname "$1")/SQUASH_MSG" ] && exit "$status"
+`)
+	}
 	input := ""
 	if HookReadsStdin(name) {
 		input = ` <"$input"`

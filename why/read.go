@@ -265,7 +265,7 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 	hist := fileHistory(ctx, repo, f, commits)
 	var older []string
 	if len(anchorNames) > 0 {
-		for _, c := range olderCommits(repo, f, hist) {
+		for _, c := range olderCommits(ctx, repo, f, hist) {
 			if byCommit[c] == nil {
 				older = append(older, c)
 			}
@@ -647,7 +647,7 @@ func fileHistory(ctx context.Context, repo *gitops.Repo, f *file, commits []stri
 }
 
 // olderCommits are the latest commits that changed the file, newest first.
-func olderCommits(repo *gitops.Repo, f *file, hist *gitops.FileHistory) []string {
+func olderCommits(ctx context.Context, repo *gitops.Repo, f *file, hist *gitops.FileHistory) []string {
 	if hist != nil {
 		return hist.Log
 	}
@@ -655,15 +655,11 @@ func olderCommits(repo *gitops.Repo, f *file, hist *gitops.FileHistory) []string
 	if rev == "" {
 		rev = "HEAD"
 	}
-	log, err := repo.Log(rev, gitops.LogOptions{Path: f.rel, Limit: anchorHistoryLimit})
+	log, err := repo.FileLog(ctx, rev, f.rel, anchorHistoryLimit)
 	if err != nil {
 		return nil
 	}
-	ids := make([]string, len(log))
-	for i, c := range log {
-		ids[i] = c.ID
-	}
-	return ids
+	return log
 }
 
 // score ranks a region: how much of it is in the asked lines, whether its

@@ -1,48 +1,101 @@
 // Command recipe measures `git gloss read` against `git blame -L` on a
-// clone of a real repository, set up the way the README's read figures
-// were measured (see bench.FzfRecipe):
+// clone of a real repository, or of a generated 100,000-commit history,
+// set up the way docs/speed.md describes (see bench.Recipe), and what
+// gloss's hooks add to a 10-file commit there:
 //
-//	go run ./bench/cmd/recipe -src ~/src/fzf   # or: make bench REPO=~/src/fzf
+//	go run ./bench/cmd/recipe -generated       # the generated history (make bench)
+//	go run ./bench/cmd/recipe -src ~/src/git   # or: make bench REPO=~/src/git
 //
-// The clone lives in the temp dir (-dir to choose) and is reused between
-// runs; the repository given with -src is only read.
+// The recipe is chosen by the commit it reads at: fzf at 956562da, git/git
+// at 3f664917. The clone lives in the temp dir (-dir to choose) and is
+// reused between runs; the repository given with -src is only read. The
+// generated history is made once (it takes minutes) and kept there too.
 package main
 
 import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/gloss-dev/gloss/bench"
+	"github.com/gloss-dev/gloss/fixtures"
 )
 
 func main() {
-	src := flag.String("src", "", "repository to clone (required)")
+	src := flag.String("src", "", "repository to clone")
+	generated := flag.Bool("generated", false, "measure the generated 100,000-commit history instead")
 	dir := flag.String("dir", "", "where the throwaway clone is kept (default: in the temp dir, one per source)")
 	bin := flag.String("bin", "bin/git-gloss", "the git-gloss to time")
-	runs := flag.Int("runs", 11, "timed runs per side")
+	runs := flag.Int("runs", 11, "timed runs per side (0: only the hooks)")
+	all := flag.Bool("all", false, "every read case, not only the first and the warm read")
+	hookRuns := flag.Int("hook-runs", 7, "timed commits per side for the hook cost (0: skip)")
 	flag.Parse()
-	if *src == "" {
-		fmt.Fprintln(os.Stderr, "recipe: -src is required")
+	rc, err := choose(*src, *generated)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "recipe:", err)
 		os.Exit(2)
+	}
+	if *generated {
+		*src = filepath.Join(os.TempDir(), fmt.Sprintf("gloss-bench-history-%d-%d", bench.Generated100k.Commits, bench.Generated100k.Seed))
+		if err := generate(*src); err != nil {
+			fmt.Fprintln(os.Stderr, "recipe:", err)
+			os.Exit(1)
+		}
 	}
 	if *dir == "" {
 		abs, _ := filepath.Abs(*src)
 		sum := sha1.Sum([]byte(abs))
 		*dir = filepath.Join(os.TempDir(), "gloss-bench-recipe-"+hex.EncodeToString(sum[:5]))
 	}
-	if err := measure(*src, *dir, *bin, *runs); err != nil {
+	if err := measure(rc, *src, *dir, *bin, *runs, *hookRuns, *all); err != nil {
 		fmt.Fprintln(os.Stderr, "recipe:", err)
 		os.Exit(1)
 	}
 }
 
-func measure(src, dir, bin string, runs int) error {
+// choose picks the recipe whose commit src has.
+func choose(src string, generated bool) (bench.Recipe, error) {
+	if generated {
+		return bench.GeneratedRecipe, nil
+	}
+	if src == "" {
+		return bench.Recipe{}, errors.New("-src or -generated is required")
+	}
+	for _, rc := range bench.Recipes {
+		if exec.Command("git", "-C", src, "cat-file", "-e", rc.Rev+"^{commit}").Run() == nil {
+			return rc, nil
+		}
+	}
+	return bench.Recipe{}, fmt.Errorf("%s has none of the commits the recipes read at (fzf 956562da, git/git 3f664917)", src)
+}
+
+// generate makes the generated history at dir unless it is there.
+func generate(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, ".git", "gloss-bench-generated")); err == nil {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "generating %d commits in %s (once; minutes) ...\n", bench.Generated100k.Commits, dir)
+	start := time.Now()
+	if _, err := fixtures.GenerateHistory(dir, bench.Generated100k); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "generated in %s\n", time.Since(start).Round(time.Second))
+	return os.WriteFile(filepath.Join(dir, ".git", "gloss-bench-generated"), nil, 0o644)
+}
+
+func measure(rc bench.Recipe, src, dir, bin string, runs, hookRuns int, all bool) error {
 	ctx := context.Background()
 	binary, err := filepath.Abs(bin)
 	if err != nil {
@@ -53,14 +106,23 @@ func measure(src, dir, bin string, runs int) error {
 			return fmt.Errorf("the clone directory must not be the source repository")
 		}
 	}
-	e, err := bench.PrepareRecipe(ctx, bench.FzfRecipe, src, dir, binary)
+	fmt.Fprintf(os.Stderr, "preparing %s (a first run clones, runs init and waits for the graph it builds) ...\n", dir)
+	e, err := bench.PrepareRecipe(ctx, rc, src, dir, binary)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("clone %s at %s: %s %s, lines %d-%d\n\n", e.Dir, e.Rev, e.File, e.Anchor, e.Start, e.End)
+	commits, _ := exec.Command("git", "-C", e.Dir, "rev-list", "--count", "HEAD").Output()
+	fmt.Printf("clone %s at %s (%s commits): %s %s, lines %d-%d\n\n", e.Dir, e.Rev, strings.TrimSpace(string(commits)), e.File, e.Anchor, e.Start, e.End)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "case\tgloss\tgit blame\tgloss/git\tgloss CPU\tgit CPU\tCPU gloss/git\t")
-	for _, c := range e.Cases() {
+	fmt.Fprintln(w, "case\tgloss\tgit blame -L\tgloss/git\tgloss CPU\tgit CPU\tCPU gloss/git\t")
+	cases := e.FirstAndWarm()
+	if all {
+		cases = e.Cases()
+	}
+	if runs <= 0 { // the hooks alone
+		cases = nil
+	}
+	for _, c := range cases {
 		fmt.Fprintf(os.Stderr, "measuring %s ...\n", c.Name)
 		r, err := e.Measure(ctx, c, runs)
 		if err != nil { // an older binary may lack a command: say so and go on
@@ -74,5 +136,19 @@ func measure(src, dir, bin string, runs int) error {
 	w.Flush()
 	fmt.Printf("\nwhole processes, paired, medians of %d runs; gloss/git below 1 means gloss is faster.\n", runs)
 	fmt.Println("CPU is user+system time of the process and its children; on a loaded machine it is steadier than wall time.")
+	if hookRuns > 0 {
+		fmt.Fprintln(os.Stderr, "measuring the hooks on a 10-file commit ...")
+		h, err := e.MeasureHooks(ctx, 10, hookRuns)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("\nhooks: git commit of the %d largest source files (%d KiB), each changed, medians of %d paired commits:\n", len(h.Files), h.FileBytes/1024, hookRuns)
+		fmt.Printf("  with gloss's hooks %s (CPU %s), hooks disabled %s (CPU %s): hooks add %s p50 (CPU %s), %.2fx\n",
+			h.With.Round(100000), h.WithCPU.Round(100000), h.Without.Round(100000), h.WithoutCPU.Round(100000),
+			h.Added.Round(100000), h.AddedCPU.Round(100000), h.Ratio)
+		if h.Deferred {
+			fmt.Printf("  post-commit deferred its work to the worker; last worker run: %s\n", h.WorkerLog)
+		}
+	}
 	return nil
 }

@@ -1,0 +1,140 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/detach"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/setup"
+)
+
+// Where annotating a commit costs more than a commit should wait — a large
+// repository, whose changed files are large and whose trees are deep — the
+// post-commit hook decides at once what belongs to the commit (an
+// annotate.Job: its squash, its staged agent contexts), queues it, and
+// leaves the work that depends only on the commit (tree-sitter outlines,
+// tree diffs, the notes write, the blame cache, the blame graph's refresh)
+// to a detached `git gloss hook-worker`, one at a time per repository. A
+// worker that dies leaves its job queued: the next post-commit starts
+// another, which runs it.
+//
+// git config gloss.deferHooks: true, false, or auto (the default): defer
+// in a large repository (gitops.Repo.LargeRepository).
+
+// EnvWorkerStall makes the worker stop after taking the queue, before any
+// job, for a test to kill it there. It can only make gloss do less.
+const faultWorkerStall = "worker-stall"
+
+// deferred reports whether this post-commit leaves its work to the worker.
+func (inv *Invocation) deferred() bool {
+	inv.deferOnce.Do(func() {
+		switch strings.ToLower(strings.TrimSpace(inv.Config["gloss.deferhooks"])) {
+		case "true", "yes", "on", "1":
+			inv.deferIt = true
+		case "false", "no", "off", "0":
+			inv.deferIt = false
+		default:
+			inv.deferIt = inv.Repo.LargeRepository()
+		}
+	})
+	return inv.deferIt
+}
+
+// deferJob queues job (nil: nothing to annotate) and starts the worker. A
+// job the queue cannot keep is run now rather than lost.
+func deferJob(ctx context.Context, inv *Invocation, job *annotate.Job) error {
+	if job != nil {
+		if err := annotate.Enqueue(inv.Repo, job); err != nil {
+			return errors.Join(err, inv.Repo.UpdateBlameCache(ctx, job.Commit), annotate.RunJob(ctx, inv.Repo, job))
+		}
+	}
+	return startWorker(ctx, inv.Repo)
+}
+
+// startWorker starts `git gloss hook-worker` detached (package detach),
+// so that it outlives the hook and no terminal signal reaches it. A
+// program that is not git-gloss (a test binary) does the worker's work in
+// the foreground.
+func startWorker(ctx context.Context, repo *gitops.Repo) error {
+	bin, err := detach.Self()
+	if err != nil {
+		return RunWorker(ctx, repo)
+	}
+	dir := repo.Root()
+	if dir == "" {
+		dir = repo.CommonDir()
+	}
+	if _, err := detach.Start(bin, detach.HookWorker(dir), detach.Options{Dir: dir, Env: workerEnv()}); err != nil {
+		return fmt.Errorf("start the hook worker: %w", err)
+	}
+	return nil
+}
+
+// workerEnv is the hook's environment without what git set for the hook
+// alone: the index of the commit (a temporary one for `commit -a`), the
+// repository and prefix it ran in (the worker names its repository).
+func workerEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_REFLOG_ACTION", "GIT_EDITOR":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// workerTimeout bounds one worker's run; what it leaves stays queued.
+const workerTimeout = 10 * time.Minute
+
+// RunWorker runs the queued post-commit jobs (the blame cache of the
+// commit, then its annotations), then refreshes the blame graph and the
+// renames cache with the new commits. It is what `git gloss hook-worker` does; it logs to
+// hooks.log like a hook.
+func RunWorker(ctx context.Context, repo *gitops.Repo) error {
+	ctx, cancel := context.WithTimeout(ctx, workerTimeout)
+	defer cancel()
+	start := time.Now()
+	n := 0
+	ran, err := annotate.DrainQueue(ctx, repo, func(job *annotate.Job) error {
+		if os.Getenv(EnvFault) == faultWorkerStall {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		n++
+		// The blame cache is a cache: a failure costs a later read time.
+		_ = repo.UpdateBlameCache(ctx, job.Commit)
+		return annotate.RunJob(ctx, repo, job)
+	})
+	if !ran {
+		return err // another worker has the queue
+	}
+	// The graph's refresh, then the renames cache of HEAD (from its
+	// parent's: the commits since are all it diffs), under the graph's
+	// lock, with the fills: one at a time, and whoever waits for the
+	// background fills waits for these too. When another process holds
+	// it, that one refreshes the graph; the renames wait for a later run.
+	if unlock, ok := repo.LockBlameGraph(); ok {
+		if gerr := repo.RefreshBlameGraphLocked(ctx); gerr != nil {
+			err = errors.Join(err, gerr)
+		}
+		if head, herr := repo.Head(); herr == nil && head != "" {
+			_, _ = repo.Renames(ctx, head)
+		}
+		unlock()
+	}
+	outcome := fmt.Sprintf("ok (%d commits)", n)
+	if err != nil {
+		outcome = "error: " + err.Error()
+	}
+	logRun(repo, setup.PostCommit+" worker", time.Since(start), outcome)
+	return err
+}

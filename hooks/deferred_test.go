@@ -1,0 +1,183 @@
+package hooks_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/hooks"
+	"github.com/gloss-dev/gloss/notes"
+)
+
+// workerPID finds the hook worker started in dir, waiting for it to appear.
+func workerPID(t *testing.T, dir string) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			args := strings.Split(string(bytes.TrimRight(cmd, "\x00")), "\x00")
+			if len(args) == 4 && args[1] == "-C" && samePath(args[2], dir) && args[3] == "hook-worker" {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no hook worker started")
+	return 0
+}
+
+func samePath(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// waitQueueDrained waits until the queue is empty and no worker holds it.
+func waitQueueDrained(t *testing.T, repo *gitops.Repo, lock string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if len(annotate.Queued(repo)) == 0 {
+			if unlock, ok, _ := atomicfile.TryLock(lock); ok {
+				unlock()
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the queue was not drained: %v", annotate.Queued(repo))
+}
+
+// summaries returns the summary records of commit by source, and the
+// agent-authored regions' intents.
+func summaries(t *testing.T, repo *gitops.Repo, commit string) (bySource map[string]int, agent []string) {
+	t.Helper()
+	recs, err := notes.Open(repo, notes.Annotations).Read([]string{commit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySource = map[string]int{}
+	for _, d := range annotate.Decode(recs[commit]) {
+		if d.Summary != nil {
+			bySource[d.Summary.Source]++
+		}
+		if d.Region != nil && d.Region.Author.Kind == "agent" {
+			agent = append(agent, d.Region.Intent)
+		}
+	}
+	return bySource, agent
+}
+
+// TestDeferredWorkerKilledLosesNoRecord kills the post-commit worker with
+// SIGKILL while it holds a commit's job, and checks that the next commit's
+// worker annotates both, each with the agent context staged for it, once.
+func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
+	t.Parallel()
+	fx := setupRepo(t)
+	fx.Git("config", "gloss.deferHooks", "true")
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	stage := func(intent string) {
+		t.Helper()
+		if _, err := annotate.Stage(repo, []annotate.Context{{File: "a.go", Anchor: "A", Intent: intent}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	stage("first: why A")
+	fx.Write("a.go", "package a\n\nfunc A() int {\n\treturn 1\n}\n")
+	fx.Git("add", "a.go")
+	stalled := withEnv(fx, hooks.EnvFault+"=worker-stall")
+	stalled.Git("commit", "-q", "-m", "first change")
+	first := fx.Git("rev-parse", "HEAD")
+	pid := workerPID(t, fx.Dir)
+	if q := annotate.Queued(repo); len(q) != 1 || q[0] != first {
+		t.Fatalf("queued %v, want the first commit", q)
+	}
+	job, err := os.ReadFile(filepath.Join(repo.CommonDir(), "gloss", "queue", first+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 500; i++ { // the flock goes with the process
+		if unlock, ok, _ := atomicfile.TryLock(lock); ok {
+			unlock()
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if by, _ := summaries(t, repo, first); len(by) != 0 {
+		t.Fatalf("the stalled worker wrote records: %v", by)
+	}
+
+	stage("second: why A now")
+	fx.Write("a.go", "package a\n\nfunc A() int {\n\treturn 2\n}\n")
+	fx.Git("commit", "-q", "-am", "second change")
+	second := fx.Git("rev-parse", "HEAD")
+	waitQueueDrained(t, repo, lock)
+	for commit, want := range map[string]string{first: "first: why A", second: "second: why A now"} {
+		by, agent := summaries(t, repo, commit)
+		if by[annotate.SourceHook] != 1 {
+			t.Errorf("%.8s: summaries by source %v, want one from the hook", commit, by)
+		}
+		if len(agent) != 1 || agent[0] != want {
+			t.Errorf("%.8s: agent regions %q, want %q", commit, agent, want)
+		}
+	}
+
+	// A job run again (a worker killed after the notes write, before the
+	// job's removal) writes nothing twice.
+	if err := atomicfile.Write(filepath.Join(repo.CommonDir(), "gloss", "queue", first+".json"), job, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx.MustGloss("hook-worker")
+	if by, agent := summaries(t, repo, first); by[annotate.SourceHook] != 1 || len(agent) != 1 {
+		t.Errorf("after a second run: summaries %v, agent regions %q", by, agent)
+	}
+	if q := annotate.Queued(repo); len(q) != 0 {
+		t.Errorf("still queued: %v", q)
+	}
+}
+
+// A small repository annotates in the hook itself: the records are there
+// when git commit returns; and init built the blame graph.
+func TestSmallRepositoryAnnotatesAtOnce(t *testing.T) {
+	t.Parallel()
+	fx := setupRepo(t)
+	fx.Commit("change", map[string]string{"a.txt": "b\n"})
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	if by, _ := summaries(t, repo, fx.Git("rev-parse", "HEAD")); by[annotate.SourceHook] != 1 {
+		t.Fatalf("summaries %v right after the commit", by)
+	}
+	if _, err := os.Stat(filepath.Join(repo.CommonDir(), "gloss", "queue")); err == nil {
+		t.Error("a small repository queued its commit")
+	}
+	// init built the blame graph, in the foreground on a small repository.
+	if _, err := os.Stat(filepath.Join(repo.CommonDir(), "gloss", "graph", "info", "commit-graph")); err != nil {
+		t.Errorf("no blame graph after init: %v", err)
+	}
+}
