@@ -26,16 +26,9 @@ import (
 // to ignore revisions (blame.ignoreRevsFile, blame.ignoreRevs) the cache
 // steps aside and every call runs git blame.
 
-const (
-	blameCacheDir     = "blame"
-	blameCacheVersion = "gloss-blame v1"
-	// blameCacheMax bounds the number of cached blames; past it the least
-	// recently used are dropped.
-	blameCacheMax = 4000
-	// maxPositionWalk bounds the search for the commit that last changed a
-	// file; past it gloss blames at the commit reached.
-	maxPositionWalk = 5000
-)
+// maxPositionWalk bounds the search for the commit that last changed a
+// file; past it gloss blames at the commit reached.
+const maxPositionWalk = 5000
 
 // BlameCached is Blame served from the blame cache when it can be. Results
 // are the same as Blame's, for committed revisions and for the working tree

@@ -21,6 +21,14 @@ import (
 // loads in well under a millisecond, and the least-recently-used bound
 // (trimBlameCache).
 
+const (
+	blameCacheDir     = "blame"
+	blameCacheVersion = "gloss-blame v1"
+	// blameCacheMax bounds the number of cached blames; past it the least
+	// recently used are dropped.
+	blameCacheMax = 4000
+)
+
 func cacheKey(commit, path string) string {
 	h := sha1.Sum([]byte(commit + "\x00" + path))
 	return hex.EncodeToString(h[:])
