@@ -3,6 +3,8 @@ package archtest
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -38,6 +40,18 @@ func packages(t *testing.T) []pkg {
 
 func rel(path string) string { return strings.TrimPrefix(strings.TrimPrefix(path, module), "/") }
 
+// ours returns the gloss packages p imports, as table names.
+func ours(p pkg) []string {
+	var out []string
+	for _, imp := range p.Imports {
+		if strings.HasPrefix(imp, module+"/") {
+			out = append(out, rel(imp))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func TestOnlyGitopsAndTreesitterUseCgoLibraries(t *testing.T) {
 	for _, p := range packages(t) {
 		for _, imp := range p.Imports {
@@ -51,60 +65,66 @@ func TestOnlyGitopsAndTreesitterUseCgoLibraries(t *testing.T) {
 	}
 }
 
-func TestFrontDoorsAreOnTop(t *testing.T) {
-	frontDoors := map[string]bool{"cli": true, "mcp": true, "hooks": true, "web": true, "cmd/git-gloss": true}
+// TestEveryPackageHasARow: the table knows every package of the module, and
+// every package it names still exists.
+func TestEveryPackageHasARow(t *testing.T) {
+	present := map[string]bool{}
 	for _, p := range packages(t) {
 		me := rel(p.ImportPath)
-		if frontDoors[me] {
-			continue
+		present[me] = true
+		if _, ok := table[me]; !ok {
+			t.Errorf("package %s has no row in archtest/table_test.go: give it a layer and its imports %q", me, ours(p))
 		}
-		for _, imp := range p.Imports {
-			if strings.HasPrefix(imp, module+"/") && frontDoors[rel(imp)] {
-				t.Errorf("%s imports the front door %s; front doors call capabilities, never the other way", me, rel(imp))
+	}
+	for name := range table {
+		if !present[name] {
+			t.Errorf("the table has a row for %s, which is no package of the module: remove it", name)
+		}
+	}
+}
+
+// TestImportsMatchTheTable: a package imports exactly the gloss packages its
+// row lists. A new import is a design decision the table must show; an
+// import that went away takes its permission with it, so it cannot come
+// back unnoticed.
+func TestImportsMatchTheTable(t *testing.T) {
+	for _, p := range packages(t) {
+		me := rel(p.ImportPath)
+		r, ok := table[me]
+		if !ok {
+			continue // TestEveryPackageHasARow says so
+		}
+		got := ours(p)
+		for _, imp := range got {
+			if !slices.Contains(r.imports, imp) {
+				t.Errorf("%s imports %s, which its row in archtest/table_test.go does not allow", me, imp)
+			}
+		}
+		for _, imp := range r.imports {
+			if !slices.Contains(got, imp) {
+				t.Errorf("%s no longer imports %s: remove it from its row in archtest/table_test.go", me, imp)
 			}
 		}
 	}
 }
 
-func TestLowLayersStayLow(t *testing.T) {
-	// gitops is the bottom: it may use only the small shared helpers.
-	allowed := map[string]map[string]bool{
-		"gitops": {"fault": true, "atomicfile": true},
-		"notes":  {"gitops": true, "fault": true, "schemas": true, "atomicfile": true},
-		// attribution is a capability: it reads annotations (intents,
-		// carried provenance) and is read by why; never a front door,
-		// forge or setup.
-		"attribution": {"annotate": true, "notes": true, "safepath": true, "treesitter": true, "gitops": true,
-			"fault": true, "schemas": true, "config": true, "atomicfile": true, "buildinfo": true, "editdist": true},
-	}
-	for _, p := range packages(t) {
-		me := rel(p.ImportPath)
-		ok, checked := allowed[me]
-		if !checked {
-			continue
-		}
-		for _, imp := range p.Imports {
-			if strings.HasPrefix(imp, module+"/") && !ok[rel(imp)] {
-				t.Errorf("%s imports %s, above its layer", me, rel(imp))
+// TestTablePointsDown: every import the table allows points to a lower
+// layer, or sideways within a layer whose peers build on one another; no
+// package outside the tooling imports the tooling.
+func TestTablePointsDown(t *testing.T) {
+	for me, r := range table {
+		for _, imp := range r.imports {
+			to, ok := table[imp]
+			switch {
+			case !ok:
+				t.Errorf("%s may import %s, which has no row", me, imp)
+			case to.rank == tooling && r.rank != tooling:
+				t.Errorf("%s (%s) may import the %s package %s; only harnesses use harnesses", me, rankNames[r.rank], rankNames[to.rank], imp)
+			case r.rank == tooling:
+				// harnesses drive the product from outside and may use any layer
+			case to.rank > r.rank, to.rank == r.rank && !sideways(r.rank):
+				t.Errorf("%s (%s) may import %s (%s): imports point down only", me, rankNames[r.rank], imp, rankNames[to.rank])
 			}
 		}
 	}
-}
-
-// TestWebCallsNoOtherFrontDoor: the web view gets its data from the
-// capabilities, as the CLI and MCP do, never through another door.
-func TestWebCallsNoOtherFrontDoor(t *testing.T) {
-	for _, p := range packages(t) {
-		if rel(p.ImportPath) != "web" {
-			continue
-		}
-		for _, imp := range p.Imports {
-			switch rel(imp) {
-			case "cli", "mcp", "hooks", "cmd/git-gloss":
-				t.Errorf("web imports the front door %s", rel(imp))
-			}
-		}
-		return
-	}
-	t.Fatal("package web not found")
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -71,6 +72,17 @@ func TestDirectoryFlagAndNotARepository(t *testing.T) {
 	var st map[string]any
 	if err := json.Unmarshal(out, &st); err != nil || st["$schema"] != "gloss-status/v1" {
 		t.Errorf("status --json = %s", out)
+	}
+
+	// A hook too runs in the repository -C names, and logs there.
+	cmd = exec.Command(fixtures.Binary(t), "-C", fx.Path("sub/dir"), "hook", "post-commit")
+	cmd.Dir = elsewhere
+	cmd.Env = fx.Env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("-C hook post-commit: %v\n%s", err, out)
+	}
+	if log, err := os.ReadFile(fx.Path(".git/gloss/hooks.log")); err != nil || !strings.Contains(string(log), " post-commit ") {
+		t.Errorf("-C hook post-commit logged %q, %v", log, err)
 	}
 
 	// Outside any repository: a usage error, and with --json a JSON error.

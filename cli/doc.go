@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -242,20 +241,11 @@ func (c *DocPatchCmd) Run(k *kong.Context, g *Globals) error {
 	if err != nil {
 		return fault.Usagef("%v", err)
 	}
-	name := c.ActorName
-	if name == "" {
-		name, _, _ = repo.ConfigGet(g.ctx, "user.name")
-	}
-	if name == "" {
-		name = os.Getenv("USER")
-	}
-	if name == "" {
-		name = "unknown"
-	}
+	actor := noma.LocalActor(g.ctx, repo, c.ActorKind, c.ActorName)
 	return g.withStore(func(st *noma.Store) error {
 		res, err := st.Patch(noma.PatchRequest{File: g.path(c.File), Ops: ops, OpErrs: opErrs, Reason: c.Reason,
 			ExpectedSHA: c.ExpectedSHA, BaseSHA256: c.BaseSHA256, BaseHash: c.BaseHash,
-			Actor: &noma.Actor{Kind: c.ActorKind, Name: name}, Strict: c.Strict})
+			Actor: actor, Strict: c.Strict})
 		if err != nil {
 			return err
 		}

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
-	"testing"
 	"time"
 
+	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/gitops"
 )
 
@@ -65,12 +64,9 @@ func buildGraphAtInit(g *Globals, repo *gitops.Repo) string {
 	if repo.HasBlameGraph() {
 		return ""
 	}
-	if !repo.LargeRepository() || testing.Testing() {
+	bin, err := detach.Self()
+	if !repo.LargeRepository() || err != nil {
 		_ = repo.RefreshBlameGraph(g.ctx) // a cache: reads work without it
-		return ""
-	}
-	exe, err := os.Executable()
-	if err != nil {
 		return ""
 	}
 	dir := repo.Root()
@@ -79,28 +75,23 @@ func buildGraphAtInit(g *Globals, repo *gitops.Repo) string {
 	}
 	watch := isTerminal(g.stderr) && !g.JSON
 	progress := filepath.Join(repo.CommonDir(), "gloss", "graph.progress")
-	args := []string{"-C", dir, "cache-graph"}
+	progressFile := ""
 	if watch {
-		args = append(args, "--progress-file", progress)
+		progressFile = progress
 	}
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	proc, err := detach.Start(bin, detach.CacheGraph(dir, progressFile), detach.Options{Dir: dir})
+	if err != nil {
 		return ""
 	}
 	if !watch {
-		_ = cmd.Process.Release()
 		return "building the history index (.git/gloss/graph) in the background"
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	last := ""
 	for {
 		select {
-		case <-done:
+		case <-proc.Done():
 			if last != "" {
 				fmt.Fprintln(g.stderr)
 			}

@@ -32,11 +32,13 @@ func (c *HookCmd) Run(g *Globals) error {
 		return fault.Usagef("unknown hook %q (gloss handles prepare-commit-msg, post-commit, pre-push, post-rewrite)", c.Name)
 	}
 	if g.Dir != "" {
-		if err := os.Chdir(g.Dir); err != nil {
+		if st, err := os.Stat(g.Dir); err != nil {
 			return fmt.Errorf("-C %s: %w", g.Dir, err)
+		} else if !st.IsDir() {
+			return fmt.Errorf("-C %s: not a directory", g.Dir)
 		}
 	}
-	if code := hooks.Run(g.ctx, c.Name, c.Args, g.stdin, g.stderr); code != 0 {
+	if code := hooks.Run(g.ctx, g.Dir, c.Name, c.Args, g.stdin, g.stderr); code != 0 {
 		return fault.As(fault.Check, errSilent)
 	}
 	return nil

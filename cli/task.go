@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
-	"github.com/alecthomas/kong"
-
+	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/tasks"
@@ -27,19 +25,19 @@ type TaskCmd struct {
 	Split     TaskSplitCmd     `cmd:"" help:"Split a task into members, one per criterion."`
 	Approve   TaskApproveCmd   `cmd:"" help:"Approve a task whose approval is required (Chant's approval gate)."`
 	Reject    TaskRejectCmd    `cmd:"" help:"Reject a task's approval, with a reason."`
-	Cancel    TaskIDCmd        `cmd:"" help:"Cancel a task."`
-	Archive   TaskIDCmd        `cmd:"" help:"Archive a completed task."`
-	Work      TaskIDCmd        `cmd:"" help:"Start the agent on a task, in its own worktree."`
+	Cancel    TaskCancelCmd    `cmd:"" help:"Cancel a task."`
+	Archive   TaskArchiveCmd   `cmd:"" help:"Archive a completed task."`
+	Work      TaskWorkCmd      `cmd:"" help:"Start the agent on a task, in its own worktree."`
 	Runs      TaskRunsCmd      `cmd:"" help:"List agent runs."`
 	Log       TaskLogCmd       `cmd:"" help:"Show a task's agent log."`
-	Pause     TaskIDCmd        `cmd:"" help:"Stop a task's agent and pause the task."`
-	Takeover  TaskForceCmd     `cmd:"" help:"Stop a task's agent and summarise its progress."`
-	Reset     TaskIDCmd        `cmd:"" help:"Stop a task's agent and set it back to pending."`
-	Finalize  TaskForceCmd     `cmd:"" help:"Merge a task's branch and mark it completed."`
+	Pause     TaskPauseCmd     `cmd:"" help:"Stop a task's agent and pause the task."`
+	Takeover  TaskTakeoverCmd  `cmd:"" help:"Stop a task's agent and summarise its progress."`
+	Reset     TaskResetCmd     `cmd:"" help:"Stop a task's agent and set it back to pending."`
+	Finalize  TaskFinalizeCmd  `cmd:"" help:"Merge a task's branch and mark it completed."`
 	Settle    TaskSettleCmd    `cmd:"" help:"Settle runs that ended (once; the watch does this continuously)."`
 	Reconcile TaskReconcileCmd `cmd:"" hidden:"" help:"Deprecated name of settle, kept so that existing scripts work."`
 	Watch     TaskWatchCmd     `cmd:"" help:"Settle runs in the background as they end: start, stop, status, or run in the foreground."`
-	Supervise TaskIDCmd        `cmd:"" hidden:"" help:"Run a task's agent (started by work)."`
+	Supervise TaskSuperviseCmd `cmd:"" hidden:"" help:"Run a task's agent (started by work)."`
 	Import    TaskImportCmd    `cmd:"" help:"Bring a Chant project (.chant: specs, archive, logs, config) over in one commit."`
 }
 
@@ -467,91 +465,120 @@ func (c *TaskSplitCmd) Run(g *Globals) error {
 	})
 }
 
-// TaskIDCmd is a task command that takes only an id; which one it is
-// comes from kong's command path.
+// TaskIDCmd is the one argument of the task commands that take only an
+// id; each such command is a type of its own with its own Run.
 type TaskIDCmd struct {
 	ID string `arg:"" help:"Task id (or part of it)."`
 }
 
-// Run dispatches on the command name.
-func (c *TaskIDCmd) Run(g *Globals, kctx *kong.Context) error {
+// taskMessage runs op on the task store and prints the message it answers.
+func (g *Globals) taskMessage(op func(s *tasks.Store) (*tasks.Message, error)) error {
 	return g.withTasks(func(s *tasks.Store) error {
-		var res any
-		var err error
-		switch subcommand(kctx) {
-		case "cancel":
-			res, err = s.Cancel(g.ctx, c.ID)
-		case "archive":
-			res, err = s.Archive(g.ctx, c.ID)
-		case "pause":
-			res, err = s.Pause(g.ctx, c.ID)
-		case "reset":
-			res, err = s.Reset(g.ctx, c.ID)
-		case "supervise":
-			return s.Supervise(g.ctx, c.ID)
-		case "work":
-			bin, e := os.Executable()
-			if e != nil {
-				return e
-			}
-			start, e := s.WorkStart(g.ctx, c.ID, bin)
-			if e != nil {
-				return e
-			}
-			return g.emit(start, func(st *styler) {
-				st.printf("started %s (pid %d) in %s on %s\n", start.TaskID, start.PID, shown(s.Repo().Root(), start.Worktree), start.Branch)
-				st.printf("follow it: git gloss task log %s\n", start.TaskID)
-				if start.Quality != nil {
-					st.println(st.yellow("note: ") + start.Quality.Message)
-				}
-			})
-		default:
-			return fmt.Errorf("unknown task command %q", subcommand(kctx))
-		}
-		if err != nil {
-			return err
-		}
-		return g.emit(res, printMessage(res.(*tasks.Message)))
-	})
-}
-
-// subcommand is the task subcommand being run ("cancel" in "task cancel <id>").
-func subcommand(kctx *kong.Context) string {
-	f := strings.Fields(kctx.Command())
-	if len(f) < 2 {
-		return ""
-	}
-	return f[1]
-}
-
-// TaskForceCmd is takeover and finalize: an id and --force.
-type TaskForceCmd struct {
-	ID    string `arg:"" help:"Task id (or part of it)."`
-	Force bool   `name:"force" help:"takeover: analyze even when no agent runs; finalize: ignore unchecked criteria."`
-}
-
-// Run dispatches on the command name.
-func (c *TaskForceCmd) Run(g *Globals, kctx *kong.Context) error {
-	return g.withTasks(func(s *tasks.Store) error {
-		if subcommand(kctx) == "takeover" {
-			res, err := s.Takeover(g.ctx, c.ID, c.Force)
-			if err != nil {
-				return err
-			}
-			return g.emit(res, func(st *styler) {
-				st.println(res.Analysis)
-				st.printf("%s %s\n", st.bold("next:"), res.Suggestion)
-				if res.Worktree != "" {
-					st.printf("%s %s\n", st.bold("worktree:"), shown(s.Repo().Root(), res.Worktree))
-				}
-			})
-		}
-		res, err := s.Finalize(g.ctx, c.ID, c.Force)
+		res, err := op(s)
 		if err != nil {
 			return err
 		}
 		return g.emit(res, printMessage(res))
 	})
+}
+
+// TaskCancelCmd is `git gloss task cancel`.
+type TaskCancelCmd TaskIDCmd
+
+// Run cancels the task.
+func (c *TaskCancelCmd) Run(g *Globals) error {
+	return g.taskMessage(func(s *tasks.Store) (*tasks.Message, error) { return s.Cancel(g.ctx, c.ID) })
+}
+
+// TaskArchiveCmd is `git gloss task archive`.
+type TaskArchiveCmd TaskIDCmd
+
+// Run archives the task.
+func (c *TaskArchiveCmd) Run(g *Globals) error {
+	return g.taskMessage(func(s *tasks.Store) (*tasks.Message, error) { return s.Archive(g.ctx, c.ID) })
+}
+
+// TaskPauseCmd is `git gloss task pause`.
+type TaskPauseCmd TaskIDCmd
+
+// Run stops the task's agent and pauses the task.
+func (c *TaskPauseCmd) Run(g *Globals) error {
+	return g.taskMessage(func(s *tasks.Store) (*tasks.Message, error) { return s.Pause(g.ctx, c.ID) })
+}
+
+// TaskResetCmd is `git gloss task reset`.
+type TaskResetCmd TaskIDCmd
+
+// Run stops the task's agent and sets the task back to pending.
+func (c *TaskResetCmd) Run(g *Globals) error {
+	return g.taskMessage(func(s *tasks.Store) (*tasks.Message, error) { return s.Reset(g.ctx, c.ID) })
+}
+
+// TaskSuperviseCmd is the hidden `git gloss task supervise`, which work
+// starts detached (detach.TaskSupervise).
+type TaskSuperviseCmd TaskIDCmd
+
+// Run runs the task's agent to its end.
+func (c *TaskSuperviseCmd) Run(g *Globals) error {
+	return g.withTasks(func(s *tasks.Store) error { return s.Supervise(g.ctx, c.ID) })
+}
+
+// TaskWorkCmd is `git gloss task work`.
+type TaskWorkCmd TaskIDCmd
+
+// Run starts the agent on the task.
+func (c *TaskWorkCmd) Run(g *Globals) error {
+	return g.withTasks(func(s *tasks.Store) error {
+		bin, err := detach.Self()
+		if err != nil {
+			return err
+		}
+		start, err := s.WorkStart(g.ctx, c.ID, bin)
+		if err != nil {
+			return err
+		}
+		return g.emit(start, func(st *styler) {
+			st.printf("started %s (pid %d) in %s on %s\n", start.TaskID, start.PID, shown(s.Repo().Root(), start.Worktree), start.Branch)
+			st.printf("follow it: git gloss task log %s\n", start.TaskID)
+			if start.Quality != nil {
+				st.println(st.yellow("note: ") + start.Quality.Message)
+			}
+		})
+	})
+}
+
+// TaskTakeoverCmd is `git gloss task takeover`.
+type TaskTakeoverCmd struct {
+	ID    string `arg:"" help:"Task id (or part of it)."`
+	Force bool   `name:"force" help:"Analyze even when no agent runs."`
+}
+
+// Run stops the task's agent and summarises its progress.
+func (c *TaskTakeoverCmd) Run(g *Globals) error {
+	return g.withTasks(func(s *tasks.Store) error {
+		res, err := s.Takeover(g.ctx, c.ID, c.Force)
+		if err != nil {
+			return err
+		}
+		return g.emit(res, func(st *styler) {
+			st.println(res.Analysis)
+			st.printf("%s %s\n", st.bold("next:"), res.Suggestion)
+			if res.Worktree != "" {
+				st.printf("%s %s\n", st.bold("worktree:"), shown(s.Repo().Root(), res.Worktree))
+			}
+		})
+	})
+}
+
+// TaskFinalizeCmd is `git gloss task finalize`.
+type TaskFinalizeCmd struct {
+	ID    string `arg:"" help:"Task id (or part of it)."`
+	Force bool   `name:"force" help:"Ignore unchecked criteria."`
+}
+
+// Run merges the task's branch and marks the task completed.
+func (c *TaskFinalizeCmd) Run(g *Globals) error {
+	return g.taskMessage(func(s *tasks.Store) (*tasks.Message, error) { return s.Finalize(g.ctx, c.ID, c.Force) })
 }
 
 // TaskRunsCmd is `git gloss task runs`.
@@ -662,7 +689,7 @@ func (c *TaskWatchCmd) Run(g *Globals) error {
 		var res *tasks.Message
 		var err error
 		if c.Action == "start" {
-			bin, e := os.Executable()
+			bin, e := detach.Self()
 			if e != nil {
 				return e
 			}

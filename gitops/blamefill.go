@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/gloss-dev/gloss/detach"
 )
 
 // A blame-cache miss on a few lines of a large file is answered by blaming
@@ -16,34 +18,45 @@ import (
 // blame of a couple of hundred lines of it, and the reader should not wait
 // for the lines it did not ask about.
 //
-// The fill is handed to a BlameFiller (the CLI starts a detached, niced
-// git-gloss for it). It is single-flight per file version: BlameCached
-// takes a lock file under <git dir>/gloss/fill before handing it over, and
-// FillBlameCache releases it, so concurrent readers start one fill. Without
-// a filler the miss is filled in the foreground, as before.
+// The fill is handed to a detached git-gloss (`git gloss cache-fill`, see
+// package detach), which runs at low priority. It is single-flight per
+// file version: BlameCached takes a lock file under <git dir>/gloss/fill
+// before handing it over, and FillBlameCache releases it, so concurrent
+// readers start one fill. A program that is not git-gloss (a test binary)
+// has no filler and fills in the foreground, as before.
 
-// BlameFiller runs FillBlameCache(commit, path) of the repository whose
+// blameFiller runs FillBlameCache(commit, path) of the repository whose
 // common git dir is commonDir, somewhere the reader does not wait for it.
 // The fill lock is held for it; a filler that cannot run the fill returns
 // an error and the lock is released. A filler that runs the fill in a
 // process of its own returns that process's pid, which the lock then
 // names: a lock whose process is gone is free at once.
-type BlameFiller func(commonDir, commit, path string) (pid int, err error)
+type blameFiller func(commonDir, commit, path string) (pid int, err error)
 
 var (
 	fillerMu sync.RWMutex
-	filler   BlameFiller
+	filler   = func() blameFiller {
+		if _, err := detach.Self(); err != nil {
+			return nil
+		}
+		return detachedFill
+	}()
 )
 
-// SetBlameFiller installs f for every repository of the process (nil
-// restores foreground fills).
-func SetBlameFiller(f BlameFiller) {
-	fillerMu.Lock()
-	defer fillerMu.Unlock()
-	filler = f
+// detachedFill starts `git-gloss cache-fill` for the fill.
+func detachedFill(commonDir, commit, path string) (int, error) {
+	bin, err := detach.Self()
+	if err != nil {
+		return 0, err
+	}
+	p, err := detach.Start(bin, detach.CacheFill(commonDir, commit, path), detach.Options{Dir: commonDir})
+	if err != nil {
+		return 0, err
+	}
+	return p.Pid, nil
 }
 
-func currentFiller() BlameFiller {
+func currentFiller() blameFiller {
 	fillerMu.RLock()
 	defer fillerMu.RUnlock()
 	return filler
@@ -123,7 +136,8 @@ func (r *Repo) rangeJob(ctx context.Context, rev, key, path string, start, end i
 }
 
 // FillBlameCache blames path at commit whole and caches it, unless it is
-// cached already, and releases the fill lock. BlameFillers call it.
+// cached already, and releases the fill lock. `git gloss cache-fill` calls
+// it.
 func (r *Repo) FillBlameCache(ctx context.Context, commit, path string) error {
 	path = cleanRepoPath(path)
 	defer r.unlockFill(commit, path)

@@ -2,6 +2,14 @@ package gitops
 
 import "context"
 
+// SetBlameFiller installs f as the filler of every repository of the test
+// process (nil restores foreground fills).
+func SetBlameFiller(f func(commonDir, commit, path string) (pid int, err error)) {
+	fillerMu.Lock()
+	defer fillerMu.Unlock()
+	filler = f
+}
+
 // RangeBlameFrom makes files of n lines or more eligible for range blames
 // until the test ends (test files are small).
 func RangeBlameFrom(n int) (restore func()) {

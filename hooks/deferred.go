@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
-	"testing"
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/setup"
 )
 
 // Where annotating a commit costs more than a commit should wait — a large
@@ -58,30 +57,23 @@ func deferJob(ctx context.Context, inv *Invocation, job *annotate.Job) error {
 	return startWorker(ctx, inv.Repo)
 }
 
-// startWorker starts `git gloss hook-worker` in a session of its own, so
-// that it outlives the hook and no terminal signal reaches it. A test
-// binary is no git-gloss: there the worker's work is done in the
-// foreground.
+// startWorker starts `git gloss hook-worker` detached (package detach),
+// so that it outlives the hook and no terminal signal reaches it. A
+// program that is not git-gloss (a test binary) does the worker's work in
+// the foreground.
 func startWorker(ctx context.Context, repo *gitops.Repo) error {
-	if testing.Testing() {
-		return RunWorker(ctx, repo)
-	}
-	exe, err := os.Executable()
+	bin, err := detach.Self()
 	if err != nil {
-		return err
+		return RunWorker(ctx, repo)
 	}
 	dir := repo.Root()
 	if dir == "" {
 		dir = repo.CommonDir()
 	}
-	cmd := exec.Command(exe, "-C", dir, "hook-worker")
-	cmd.Dir = dir
-	cmd.Env = workerEnv()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if _, err := detach.Start(bin, detach.HookWorker(dir), detach.Options{Dir: dir, Env: workerEnv()}); err != nil {
 		return fmt.Errorf("start the hook worker: %w", err)
 	}
-	return cmd.Process.Release()
+	return nil
 }
 
 // workerEnv is the hook's environment without what git set for the hook
@@ -143,6 +135,6 @@ func RunWorker(ctx context.Context, repo *gitops.Repo) error {
 	if err != nil {
 		outcome = "error: " + err.Error()
 	}
-	logRun(repo, PostCommit+" worker", time.Since(start), outcome)
+	logRun(repo, setup.PostCommit+" worker", time.Since(start), outcome)
 	return err
 }

@@ -29,21 +29,14 @@ import (
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
-)
-
-// Names of the hooks gloss handles.
-const (
-	PrepareCommitMsg = "prepare-commit-msg"
-	PostCommit       = "post-commit"
-	PrePush          = "pre-push"
-	PostRewrite      = "post-rewrite"
+	"github.com/gloss-dev/gloss/setup"
 )
 
 // Invocation is one run of a hook: what git passed it.
 type Invocation struct {
 	Name   string
 	Args   []string
-	Input  []byte // standard input, read in full (pre-push and post-rewrite)
+	Input  []byte // standard input, read in full (setup.HookReadsStdin)
 	Repo   *gitops.Repo
 	Stderr io.Writer // where messages for the user go
 	// Config holds the personal gloss.* git config, read once per hook
@@ -67,24 +60,28 @@ func (b *Block) Error() string { return b.Message }
 // handlers maps a hook name to the work it does, in order. Capabilities
 // are wired in here, in one place.
 var handlers = map[string][]Handler{
-	PrepareCommitMsg: {noteSquash},
-	PostCommit:       {updateBlameCache, annotateCommit, attributeCommit, consumeAgentEdits},
-	PrePush:          {validatePushInput, checkSpecs},
-	PostRewrite:      {carryAnnotations, carryAttribution, consumeAgentEdits},
+	setup.PrepareCommitMsg: {noteSquash},
+	setup.PostCommit:       {updateBlameCache, annotateCommit, attributeCommit, consumeAgentEdits},
+	setup.PrePush:          {validatePushInput, checkSpecs},
+	setup.PostRewrite:      {carryAnnotations, carryAttribution, consumeAgentEdits},
 }
 
 // nothingToDo tells, before the repository is opened, that a hook has no
 // work this time: every commit runs prepare-commit-msg, and its one
 // handler only acts after a `git merge --squash`. A handler added to such
 // a hook must extend its check.
-var nothingToDo = map[string]func(args []string) bool{
-	PrepareCommitMsg: func(args []string) bool {
+var nothingToDo = map[string]func(dir string, args []string) bool{
+	setup.PrepareCommitMsg: func(dir string, args []string) bool {
 		// git passes the message file, in the git dir where a squash
-		// merge leaves SQUASH_MSG.
+		// merge leaves SQUASH_MSG; a relative path is relative to dir.
 		if len(args) == 0 {
 			return false
 		}
-		_, err := os.Stat(filepath.Join(filepath.Dir(args[0]), "SQUASH_MSG"))
+		msg := args[0]
+		if !filepath.IsAbs(msg) {
+			msg = filepath.Join(dir, msg)
+		}
+		_, err := os.Stat(filepath.Join(filepath.Dir(msg), "SQUASH_MSG"))
 		return errors.Is(err, fs.ErrNotExist)
 	},
 }
@@ -98,10 +95,10 @@ func Known(name string) bool {
 // defaultTimeout is each hook's time limit unless gloss.hookTimeout says
 // otherwise. pre-push gets longer: it may compare many files.
 var defaultTimeout = map[string]time.Duration{
-	PrepareCommitMsg: 5 * time.Second,
-	PostCommit:       10 * time.Second,
-	PrePush:          30 * time.Second,
-	PostRewrite:      10 * time.Second,
+	setup.PrepareCommitMsg: 5 * time.Second,
+	setup.PostCommit:       10 * time.Second,
+	setup.PrePush:          30 * time.Second,
+	setup.PostRewrite:      10 * time.Second,
 }
 
 // EnvFault injects a failure into the hook runner, for tests of the rules
@@ -109,17 +106,18 @@ var defaultTimeout = map[string]time.Duration{
 // only make gloss fail; it never makes it run anything.
 const EnvFault = "GLOSS_HOOK_FAULT"
 
-// Run runs hook name and returns its exit code. It never returns non-zero
-// except for a pre-push Block.
-func Run(ctx context.Context, name string, args []string, stdin io.Reader, stderr io.Writer) int {
+// Run runs hook name in the repository at dir ("" for the current
+// directory) and returns its exit code. It never returns non-zero except
+// for a pre-push Block.
+func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, stderr io.Writer) int {
 	if os.Getenv(gitops.EnvInternal) != "" {
 		return 0 // a git command run by gloss itself: do not recurse
 	}
-	if idle, ok := nothingToDo[name]; ok && idle(args) {
+	if idle, ok := nothingToDo[name]; ok && idle(dir, args) {
 		return 0
 	}
 	start := time.Now()
-	repo, err := gitops.Open("")
+	repo, err := gitops.Open(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "gloss: %s hook skipped: %v\n", name, err)
 		return 0
@@ -127,7 +125,7 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stder
 	defer repo.Close()
 
 	inv := &Invocation{Name: name, Args: args, Repo: repo, Stderr: stderr, Config: map[string]string{}}
-	if stdin != nil && (name == PrePush || name == PostRewrite) {
+	if stdin != nil && setup.HookReadsStdin(name) {
 		inv.Input, _ = io.ReadAll(io.LimitReader(stdin, 64<<20))
 	}
 	if kv, err := repo.ConfigMatching(ctx, `^gloss\.`); err == nil {
@@ -136,7 +134,7 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stder
 		}
 	}
 	timeout, bad := hookTimeout(inv.Config, name)
-	if bad != "" && name != PrepareCommitMsg {
+	if bad != "" && name != setup.PrepareCommitMsg {
 		// One line per git command: a silently ignored setting is worse,
 		// and post-commit speaks for the commit prepare-commit-msg began.
 		fmt.Fprintf(stderr, "gloss: ignoring git config gloss.hookTimeout=%q (want a duration such as 20s or 500ms); using %s\n", bad, timeout)
@@ -146,7 +144,7 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stder
 	var block *Block
 	code, outcome := 0, "ok"
 	switch {
-	case errors.As(err, &block) && name == PrePush:
+	case errors.As(err, &block) && name == setup.PrePush:
 		fmt.Fprintln(stderr, block.Message)
 		code, outcome = 1, "blocked: "+firstLine(block.Message)
 	case err != nil:
@@ -250,14 +248,10 @@ func firstLine(s string) string {
 	return l
 }
 
-// PushUpdate is one line of pre-push input: a ref about to be pushed.
-type PushUpdate struct {
-	LocalRef, LocalSHA, RemoteRef, RemoteSHA string
-}
-
-// ParsePushInput reads pre-push's standard input.
-func ParsePushInput(in []byte) ([]PushUpdate, error) {
-	var out []PushUpdate
+// ParsePushInput reads pre-push's standard input: a line per ref about to
+// be pushed.
+func ParsePushInput(in []byte) ([]reconcile.PushUpdate, error) {
+	var out []reconcile.PushUpdate
 	sc := bufio.NewScanner(strings.NewReader(string(in)))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -267,7 +261,7 @@ func ParsePushInput(in []byte) ([]PushUpdate, error) {
 		if len(f) != 4 {
 			return nil, fmt.Errorf("unexpected pre-push input line %q", sc.Text())
 		}
-		out = append(out, PushUpdate{f[0], f[1], f[2], f[3]})
+		out = append(out, reconcile.PushUpdate{LocalRef: f[0], LocalSHA: f[1], RemoteRef: f[2], RemoteSHA: f[3]})
 	}
 	return out, sc.Err()
 }
@@ -332,11 +326,7 @@ func checkSpecs(ctx context.Context, inv *Invocation) error {
 	if len(inv.Args) > 0 {
 		remote = inv.Args[0]
 	}
-	ups := make([]reconcile.PushUpdate, len(updates))
-	for i, u := range updates {
-		ups[i] = reconcile.PushUpdate{LocalRef: u.LocalRef, LocalSHA: u.LocalSHA, RemoteRef: u.RemoteRef, RemoteSHA: u.RemoteSHA}
-	}
-	rep, err := reconcile.CheckPush(ctx, inv.Repo, remote, ups, mode)
+	rep, err := reconcile.CheckPush(ctx, inv.Repo, remote, updates, mode)
 	if err != nil {
 		return err
 	}
@@ -393,7 +383,7 @@ func amending(repo *gitops.Repo) bool {
 // commit took, after every reader of the store has run. During a rebase
 // nothing is taken: the commits replayed are not new work.
 func consumeAgentEdits(_ context.Context, inv *Invocation) error {
-	if inv.Repo.RebaseInProgress() || inv.Name == PostCommit && amending(inv.Repo) {
+	if inv.Repo.RebaseInProgress() || inv.Name == setup.PostCommit && amending(inv.Repo) {
 		return nil // an amend is post-rewrite's to consume
 	}
 	head, err := inv.Repo.Head()

@@ -2,6 +2,7 @@ package noma
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/schemas"
 )
 
@@ -218,6 +221,43 @@ type Actor struct {
 	Version string `json:"version,omitempty"`
 }
 
+// The default actor of a patch lives here, in two forms. A request that
+// names nobody (the MCP tools, where agents patch) is an unknown agent's;
+// a patch made from the command line is by the person running gloss
+// (LocalActor).
+const (
+	defaultKind = "agent"
+	unknownName = "unknown"
+)
+
+// requestActor is who made the patch req asks for.
+func requestActor(req PatchRequest) Actor {
+	if req.Actor == nil || req.Actor.Name == "" {
+		return Actor{Kind: defaultKind, Name: unknownName}
+	}
+	a := *req.Actor
+	if a.Kind == "" {
+		a.Kind = defaultKind
+	}
+	return a
+}
+
+// LocalActor is the actor of a patch made by whoever runs gloss: of the
+// given kind, named name, else by git config user.name, else by $USER,
+// else unknown.
+func LocalActor(ctx context.Context, repo *gitops.Repo, kind, name string) *Actor {
+	if name == "" {
+		name, _, _ = repo.ConfigGet(ctx, "user.name")
+	}
+	if name == "" {
+		name = os.Getenv("USER")
+	}
+	if name == "" {
+		name = unknownName
+	}
+	return &Actor{Kind: kind, Name: name}
+}
+
 // PatchRequest is one patch_block call (or, with several ops, an atomic
 // patch_block_list).
 type PatchRequest struct {
@@ -365,13 +405,7 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	actor := Actor{Kind: "agent", Name: "unknown"}
-	if req.Actor != nil && req.Actor.Name != "" {
-		actor = *req.Actor
-		if actor.Kind == "" {
-			actor.Kind = "agent"
-		}
-	}
+	actor := requestActor(req)
 	switch actor.Kind {
 	case "human", "agent", "tool":
 	default:

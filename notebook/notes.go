@@ -116,6 +116,31 @@ func (nb *Notebook) read(p string) (*parsed, error) {
 	return parseNote(data)
 }
 
+// lockNote is the opening of every change to one note: its path cleaned
+// and the note locked. The caller defers unlock.
+func (nb *Notebook) lockNote(raw string) (p string, unlock func(), err error) {
+	if p, err = nb.cleanPath(raw, true); err != nil {
+		return "", nil, err
+	}
+	if unlock, err = nb.lock(p); err != nil {
+		return "", nil, err
+	}
+	return p, unlock, nil
+}
+
+// openNote is lockNote, then the note read and parsed, for the changes
+// that rewrite it. The caller defers unlock.
+func (nb *Notebook) openNote(raw string) (p string, n *parsed, unlock func(), err error) {
+	if p, unlock, err = nb.lockNote(raw); err != nil {
+		return "", nil, nil, err
+	}
+	if n, err = nb.read(p); err != nil {
+		unlock()
+		return "", nil, nil, err
+	}
+	return p, n, unlock, nil
+}
+
 // write stores a note atomically.
 func (nb *Notebook) write(p string, data []byte) error {
 	if err := nb.writeFile(p, data); err != nil {
@@ -257,19 +282,11 @@ type UpdateInput struct {
 // Update rewrites, appends to or prepends to a note's body; its
 // frontmatter is kept (and given keys are merged in).
 func (nb *Notebook) Update(in UpdateInput) (*OpResult, error) {
-	p, err := nb.cleanPath(in.Path, true)
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := nb.lock(p)
+	p, n, unlock, err := nb.openNote(in.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	n, err := nb.read(p)
-	if err != nil {
-		return nil, err
-	}
 	keys, err := frontmatterInput(in.Frontmatter)
 	if err != nil {
 		return nil, err
@@ -326,11 +343,7 @@ type PatchInput struct {
 // unless ReplaceAll; the frontmatter is not patched (use
 // update_frontmatter).
 func (nb *Notebook) Patch(in PatchInput) (*OpResult, error) {
-	p, err := nb.cleanPath(in.Path, true)
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := nb.lock(p)
+	p, unlock, err := nb.lockNote(in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -383,11 +396,7 @@ func shorten(s string, n int) string {
 
 // Delete removes a note; confirmPath must repeat its path exactly.
 func (nb *Notebook) Delete(p, confirmPath string) (*OpResult, error) {
-	p, err := nb.cleanPath(p, true)
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := nb.lock(p)
+	p, unlock, err := nb.lockNote(p)
 	if err != nil {
 		return nil, err
 	}
@@ -460,19 +469,11 @@ func (nb *Notebook) Frontmatter(p string) (*FrontmatterResult, error) {
 // UpdateFrontmatter merges keys into a note's frontmatter (or replaces it
 // when merge is false). The body is kept byte for byte.
 func (nb *Notebook) UpdateFrontmatter(p string, frontmatter any, merge bool) (*OpResult, error) {
-	p, err := nb.cleanPath(p, true)
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := nb.lock(p)
+	p, n, unlock, err := nb.openNote(p)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	n, err := nb.read(p)
-	if err != nil {
-		return nil, err
-	}
 	keys, err := frontmatterInput(frontmatter)
 	if err != nil {
 		return nil, err
@@ -496,19 +497,11 @@ func (nb *Notebook) UpdateFrontmatter(p string, frontmatter any, merge bool) (*O
 
 // ManageTags adds, removes or lists the tags in a note's frontmatter.
 func (nb *Notebook) ManageTags(p, operation string, tags []string) (*TagsResult, error) {
-	p, err := nb.cleanPath(p, true)
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := nb.lock(p)
+	p, n, unlock, err := nb.openNote(p)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	n, err := nb.read(p)
-	if err != nil {
-		return nil, err
-	}
 	have := frontmatter.Strings(n.fm, "tags")
 	switch operation {
 	case "list":

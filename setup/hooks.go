@@ -11,16 +11,26 @@ import (
 	"github.com/gloss-dev/gloss/atomicfile"
 )
 
-// Hooks are the git hooks gloss installs. Each runs `git gloss hook <name>`.
-var Hooks = []string{"prepare-commit-msg", "post-commit", "pre-push", "post-rewrite"}
+// Names of the git hooks gloss installs. Each shim runs
+// `git gloss hook <name>`; package hooks does the work.
+const (
+	PrepareCommitMsg = "prepare-commit-msg"
+	PostCommit       = "post-commit"
+	PrePush          = "pre-push"
+	PostRewrite      = "post-rewrite"
+)
 
-// hooksWithStdin receive data on standard input from git; the shim buffers
-// it so that both the chained hook and gloss can read it.
-var hooksWithStdin = map[string]bool{"pre-push": true, "post-rewrite": true}
+// Hooks are the git hooks gloss installs.
+var Hooks = []string{PrepareCommitMsg, PostCommit, PrePush, PostRewrite}
+
+// HookReadsStdin reports whether git writes data to the standard input of
+// hook name: the shim buffers it so that both the chained hook and gloss
+// can read it, and gloss reads it in full.
+func HookReadsStdin(name string) bool { return name == PrePush || name == PostRewrite }
 
 // blockingHooks are hooks whose exit status git honours: if the chained
 // hook refuses, gloss does not run and the refusal stands.
-var blockingHooks = map[string]bool{"pre-push": true, "prepare-commit-msg": true}
+var blockingHooks = map[string]bool{PrePush: true, PrepareCommitMsg: true}
 
 // ShimMarker identifies a hook file written by gloss.
 const ShimMarker = "# gloss hook shim"
@@ -73,7 +83,7 @@ exit 0
 		return b.String()
 	}
 	b.WriteString("status=0\n")
-	if hooksWithStdin[name] {
+	if HookReadsStdin(name) {
 		b.WriteString(`input=$(mktemp "${TMPDIR:-/tmp}/gloss-hook.XXXXXX") || {
   [ -x "$chained" ] && exec "$chained" "$@"
   exit 0
@@ -90,7 +100,7 @@ if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
 		b.WriteString(`[ "$status" -ne 0 ] && exit "$status"
 `)
 	}
-	if name == "prepare-commit-msg" {
+	if name == PrepareCommitMsg {
 		// gloss only has work here after a `git merge --squash`, which
 		// leaves SQUASH_MSG beside the message file: on every other commit
 		// the shim does not start git-gloss (hooks.nothingToDo says the
@@ -99,7 +109,7 @@ if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
 `)
 	}
 	input := ""
-	if hooksWithStdin[name] {
+	if HookReadsStdin(name) {
 		input = ` <"$input"`
 	}
 	b.WriteString("if command -v git-gloss >/dev/null 2>&1; then\n")
@@ -108,7 +118,7 @@ if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
 		b.WriteString(`elif [ -x "$(dirname "$0")/../bin/git-gloss" ]; then
   "$(dirname "$0")/../bin/git-gloss" hook "$hook" "$@"` + input + " || status=$?\n")
 	}
-	if name == "post-commit" {
+	if name == PostCommit {
 		// One line per commit, from one hook only: the user learns why
 		// nothing is annotated without a message from every hook.
 		b.WriteString(`else

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/fault"
 )
 
@@ -249,13 +250,9 @@ func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, e
 		return nil, err
 	}
 	defer supLog.Close()
-	cmd := exec.Command(self, "-C", s.repo.Root(), "task", "supervise", t.ID)
-	cmd.Stdout, cmd.Stderr = supLog, supLog
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if _, err := detach.Start(self, detach.TaskSupervise(s.repo.Root(), t.ID), detach.Options{Output: supLog}); err != nil {
 		return nil, s.undoStart(ctx, t, from, fmt.Errorf("start the supervisor: %w", err))
 	}
-	go func() { _ = cmd.Wait() }() // reap it if we are still around when it ends
 	// Wait until the agent is running (or the start failed), so that an
 	// error is reported here and not lost.
 	deadline := time.Now().Add(10 * time.Second)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/fault"
 )
 
@@ -110,19 +110,17 @@ func (s *Store) WatchStart(self string) (*Message, error) {
 	if pid, running := s.watchPID(); running {
 		return message("", "Watch is already running (PID: %d)", pid), nil
 	}
-	cmd := exec.Command(self, "-C", s.repo.Root(), "task", "watch", "run")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	proc, err := detach.Start(self, detach.TaskWatch(s.repo.Root()), detach.Options{})
+	if err != nil {
 		return nil, fmt.Errorf("start watch: %w", err)
 	}
-	go func() { _ = cmd.Wait() }()
 	for i := 0; i < 100; i++ {
 		if _, running := s.watchPID(); running {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return message("", "Started watch process (PID: %d)", cmd.Process.Pid), nil
+	return message("", "Started watch process (PID: %d)", proc.Pid), nil
 }
 
 // WatchStop stops the background watch.

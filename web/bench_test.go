@@ -18,14 +18,13 @@ import (
 	"github.com/gloss-dev/gloss/why"
 )
 
-// BenchmarkFilePage times the file page, warm (the blame cache filled, the
-// highlighted lines in memory), against the whole-file read it is built
-// on, in the same process:
+// BenchmarkFilePage times the file page, warm (the blame cache filled),
+// against the whole-file read it is built on, in the same process:
 //
 //	read        why.Read of the whole file (git gloss read FILE --json)
 //	blame-json  the page's JSON twin (git gloss blame FILE --json)
-//	page-html   the page as a browser gets it: blame, source, deps,
-//	            highlighting, template
+//	page-html   the page as a browser gets it: blame, source (escaped;
+//	            the browser highlights it), deps, template
 //
 // With GLOSS_BENCH_REPO (a clone prepared by the read recipe, see
 // bench.FzfRecipe) and GLOSS_BENCH_FILE (default src/terminal.go) it
@@ -50,7 +49,7 @@ func BenchmarkFilePage(b *testing.B) {
 		}
 		return w.Body.Len()
 	}
-	// Warm: the first request fills the blame cache and the highlighter.
+	// Warm: the first request fills the blame cache.
 	get(b, "/file/"+file)
 	repo, err := gitops.Open(dir)
 	if err != nil {

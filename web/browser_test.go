@@ -200,6 +200,9 @@ func TestBrowser(t *testing.T) {
 		if p.name == "note" {
 			checkMermaid(t, s, b)
 		}
+		if p.name == "file" {
+			checkHighlight(t, s, b)
+		}
 		b.do(t, "settle", chromedp.Sleep(150*time.Millisecond))
 		var errs []string
 		errs, seen = b.errorsSince(seen)
@@ -273,6 +276,38 @@ func checkMermaid(t *testing.T, s *site, b *browser) {
 	}
 	t.Logf("mermaid is not built into the assets (make web-assets); the diagram is shown as source")
 	b.do(t, "diagram source", chromedp.WaitVisible("main code.language-mermaid"))
+}
+
+// checkHighlight: with highlight.js built into the assets the file page's
+// Go is coloured and every line still reads as the source; without it the
+// code cells carry the language and the lines are plain.
+func checkHighlight(t *testing.T, s *site, b *browser) {
+	_, html, _ := s.get(t, "/file/server/server.go")
+	if !strings.Contains(html, `<pre class="code language-go">`) {
+		t.Errorf("the file page's code cells do not name the language")
+	}
+	if !strings.Contains(html, "vendor/highlight.min.js") {
+		t.Logf("highlight.js is not built into the assets (make web-assets); the code is shown plain")
+		if n := eval[int](t, b, `document.querySelectorAll("pre.code [class^='hljs-']").length`); n != 0 {
+			t.Errorf("%d coloured tokens without highlight.js", n)
+		}
+		return
+	}
+	b.do(t, "highlight.js colours the code", chromedp.WaitVisible("pre.code.language-go .l .hljs-keyword"))
+	want := strings.Split(strings.TrimSuffix(s.fx.Read("server/server.go"), "\n"), "\n")
+	got := eval[[]string](t, b, `Array.from(document.querySelectorAll("pre.code .l")).map(l => l.textContent.replace(/\n$/, ""))`)
+	if len(got) != len(want) {
+		t.Fatalf("%d lines on the page, %d in the file", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d reads %q after highlighting, the file has %q", i+1, got[i], want[i])
+		}
+	}
+	// Lines hold balanced markup: each line's spans close in the line.
+	if n := eval[int](t, b, `Array.from(document.querySelectorAll("pre.code .l")).filter(l => l.querySelector(".l")).length`); n != 0 {
+		t.Errorf("%d lines nest other lines: the split left a span open", n)
+	}
 }
 
 type regionJSON struct {

@@ -73,12 +73,6 @@ func (s *Server) withRepo(w http.ResponseWriter, r *http.Request, fn func(repo *
 
 func (s *Server) asset(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
-	if name == "chroma.css" {
-		w.Header().Set("Content-Type", "text/css; charset=utf-8")
-		w.Header().Set("Cache-Control", "private, max-age=3600")
-		_, _ = w.Write(chromaCSS())
-		return
-	}
 	data, err := fs.ReadFile(assetFS, path.Join("assets", name))
 	if err != nil {
 		http.NotFound(w, r)
@@ -203,14 +197,21 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		if bytes.IndexByte(content[:min(len(content), 8000)], 0) >= 0 {
 			d.Binary = true // as git decides: a NUL early on
 		} else {
-			lines = s.hl.Lines(rel, content)
+			lines = escapeLines(content)
 		}
-		html, err := s.renderHunks(&d, rel, lines)
+		lang := language(rel)
+		html, err := s.renderHunks(&d, rel, lang, lines)
 		if err != nil {
 			return err
 		}
 		d.HunksHTML = html
-		s.page(w, r, "file", view{Title: rel, Nav: "files", Scripts: []string{"file.js"}, Data: d}, b)
+		v := view{Title: rel, Nav: "files", Scripts: []string{"file.js"}, Data: d}
+		// highlight.js colours the lines when make built it in; without
+		// it the page is the same, uncoloured.
+		if lang != "" && len(lines) > 0 && hasAsset("vendor/highlight.min.js") {
+			v.Scripts = []string{"vendor/highlight.min.js", "highlight-init.js", "file.js"}
+		}
+		s.page(w, r, "file", v, b)
 		return nil
 	})
 }

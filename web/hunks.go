@@ -25,9 +25,9 @@ type hunkView struct {
 // the covering annotation. It is written here rather than in the
 // template because an 8,800-line file has thousands of hunks and
 // html/template's reflection per field was most of the page's time; text
-// is escaped with html.EscapeString, code comes escaped from the
-// highlighter, and the annotations (few) still go through the template.
-func (s *Server) renderHunks(d *fileData, rel string, lines []string) (template.HTML, error) {
+// is escaped with html.EscapeString, code lines come escaped from
+// escapeLines, and the annotations (few) still go through the template.
+func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (template.HTML, error) {
 	ann := s.pages.byName["file"]
 	// Line attribution by line number, for the gutter.
 	who := map[int]attribution.Contributor{}
@@ -35,6 +35,11 @@ func (s *Server) renderHunks(d *fileData, rel string, lines []string) (template.
 		for _, l := range d.Attribution.Lines {
 			who[l.Line] = l.Contributor
 		}
+	}
+	// Each code cell names the language, for highlight.js in the page.
+	pre := `<pre class="code">`
+	if lang != "" {
+		pre = `<pre class="code language-` + html.EscapeString(lang) + `">`
 	}
 	var b strings.Builder
 	size := 0
@@ -75,7 +80,7 @@ func (s *Server) renderHunks(d *fileData, rel string, lines []string) (template.
 			b.WriteString(`<span class="g-ag" title="` + html.EscapeString(h.Time) + `">` + age(h.Time) + `</span>`)
 			writeAttribution(&b, who, h.Start, h.End)
 		}
-		b.WriteString("\n</a>\n<pre class=\"code chroma\">")
+		b.WriteString("\n</a>\n" + pre)
 		for n := h.Start; n <= h.End && n-1 < len(lines); n++ {
 			ln := strconv.Itoa(n)
 			// The number is drawn by CSS from data-n: not copied with the

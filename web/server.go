@@ -43,7 +43,6 @@ type Server struct {
 	token string
 	mux   *http.ServeMux
 	pages *pages
-	hl    *highlightCache
 
 	mu     sync.Mutex
 	hosts  map[string]bool // Host header values accepted
@@ -61,7 +60,7 @@ func New(dir string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, token: hex.EncodeToString(b), pages: p, hl: newHighlightCache(16), hosts: map[string]bool{}, cookie: cookiePrefix + "0"}
+	s := &Server{dir: dir, token: hex.EncodeToString(b), pages: p, hosts: map[string]bool{}, cookie: cookiePrefix + "0"}
 	s.routes()
 	return s, nil
 }

@@ -1,0 +1,96 @@
+package archtest
+
+// The layer table of DESIGN.md, written out package by package. It is the
+// map of the house: every package of the module has a row, and a row lists
+// exactly the gloss packages that package imports (its test files aside).
+// layers_test.go holds the table and the code to each other both ways, so a
+// new package, a new import or an import that went away fails the tests
+// until the table says so too, and every allowed import must point down.
+
+// A rank orders the layers, bottom first. An import may point only to a
+// lower rank, or sideways within a layer whose peers build on one another.
+type rank int
+
+const (
+	leaf        rank = iota // small shared helpers that import no gloss package
+	gitLayer                // gitops: the only package that touches libgit2
+	parsing                 // treesitter: the only package that touches tree-sitter
+	stores                  // typed notes stores and the one path resolver
+	settings                // configuration: reads the team file through safepath
+	capability              // what gloss does; one capability may build on another
+	workflow                // team workflows, installation, the agents' hooks
+	door                    // the thin front doors: MCP, git hooks, web view
+	commandLine             // the kong command tree, which mounts the other doors
+	program                 // main
+	tooling                 // test and benchmark harnesses: nothing above imports them
+)
+
+var rankNames = map[rank]string{
+	leaf: "leaf", gitLayer: "gitops", parsing: "treesitter", stores: "stores",
+	settings: "settings", capability: "capability", workflow: "workflow",
+	door: "front door", commandLine: "command line", program: "main", tooling: "tooling",
+}
+
+// sideways reports whether packages of rank r may import each other's
+// peers. Go refuses import cycles, so a sideways import is always one way.
+func sideways(r rank) bool { return r == capability || r == workflow || r == tooling }
+
+type row struct {
+	rank    rank
+	imports []string
+}
+
+var table = map[string]row{
+	// leaves
+	"atomicfile":  {rank: leaf},
+	"buildinfo":   {rank: leaf},
+	"detach":      {rank: leaf},
+	"editdist":    {rank: leaf},
+	"fault":       {rank: leaf},
+	"frontmatter": {rank: leaf},
+	"schemas":     {rank: leaf},
+
+	"gitops":     {rank: gitLayer, imports: []string{"atomicfile", "detach", "fault"}},
+	"treesitter": {rank: parsing, imports: []string{"editdist"}},
+
+	"notes":    {rank: stores, imports: []string{"fault", "gitops", "schemas"}},
+	"safepath": {rank: stores, imports: []string{"atomicfile", "fault", "gitops"}},
+
+	// DESIGN.md lists config among the leaves, but the team config is a
+	// committed file and every committed path goes through safepath, so
+	// config sits just above it.
+	"config": {rank: settings, imports: []string{"fault", "gitops", "safepath"}},
+
+	"annotate":    {rank: capability, imports: []string{"atomicfile", "editdist", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
+	"attribution": {rank: capability, imports: []string{"annotate", "buildinfo", "fault", "gitops", "notes", "safepath", "schemas"}},
+	"noma":        {rank: capability, imports: []string{"atomicfile", "buildinfo", "editdist", "fault", "gitops", "safepath", "schemas"}},
+	"notebook":    {rank: capability, imports: []string{"atomicfile", "config", "fault", "frontmatter", "gitops", "safepath", "schemas"}},
+	"reconcile":   {rank: capability, imports: []string{"atomicfile", "buildinfo", "fault", "gitops", "notes", "safepath", "schemas", "spec"}},
+	"spec":        {rank: capability, imports: []string{"config", "editdist", "fault", "gitops", "safepath", "schemas"}},
+	"tasks":       {rank: capability, imports: []string{"annotate", "atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "safepath", "schemas"}},
+	"why":         {rank: capability, imports: []string{"annotate", "attribution", "config", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
+
+	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "why"}},
+	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "noma", "notes", "reconcile", "schemas", "tasks"}},
+	"setup": {rank: workflow, imports: []string{"atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
+
+	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "detach", "gitops", "reconcile", "setup"}},
+	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
+	"web":   {rank: door, imports: []string{"attribution", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "tasks", "why"}},
+
+	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "mcp", "noma", "notebook", "notes", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "web", "why"}},
+
+	"cmd/git-gloss": {rank: program, imports: []string{"cli"}},
+
+	"archtest":             {rank: tooling},
+	"fixtures":             {rank: tooling},
+	"bench":                {rank: tooling, imports: []string{"annotate", "atomicfile", "attribution", "fixtures", "gitops", "notes", "reconcile", "treesitter", "why"}},
+	"bench/cmd/agenthooks": {rank: tooling, imports: []string{"bench"}},
+	"bench/cmd/compare":    {rank: tooling, imports: []string{"bench", "fixtures"}},
+	"bench/cmd/mcpcalls":   {rank: tooling},
+	"bench/cmd/recipe":     {rank: tooling, imports: []string{"bench", "fixtures"}},
+	"tests/agent-e2e":      {rank: tooling},
+	"tests/demo":           {rank: tooling},
+	"tests/dist":           {rank: tooling},
+	"tests/hostile":        {rank: tooling},
+}

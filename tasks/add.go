@@ -1,0 +1,116 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/frontmatter"
+)
+
+// AddResult is task_add's answer.
+type AddResult struct {
+	Schema  string     `json:"$schema"`
+	TaskID  string     `json:"spec_id"`
+	Path    string     `json:"path"`
+	Message string     `json:"message"`
+	Lint    LintResult `json:"lint"`
+}
+
+// AddInput describes a new task.
+type AddInput struct {
+	Description string   `json:"description" jsonschema:"what to do; the first sentence or line becomes the title"`
+	Prompt      string   `json:"prompt,omitempty" jsonschema:"prompt template name"`
+	Type        string   `json:"type,omitempty" jsonschema:"code (default), task, driver, documentation, research or group"`
+	DependsOn   []string `json:"depends_on,omitempty"`
+	Labels      []string `json:"labels,omitempty"`
+	Criteria    []string `json:"criteria,omitempty" jsonschema:"acceptance criteria, one per item"`
+}
+
+// Add creates a task file (and commits it).
+func (s *Store) Add(ctx context.Context, in AddInput) (*AddResult, error) {
+	unlock, err := s.writeLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	desc := strings.TrimSpace(in.Description)
+	if desc == "" {
+		return nil, fault.Usagef("Missing required parameter: description")
+	}
+	for _, err := range []error{checkText("description", desc), checkText("criteria", in.Criteria...),
+		checkText("labels", in.Labels...), checkText("depends_on", in.DependsOn...), checkText("prompt", in.Prompt)} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if in.Type == "" {
+		in.Type = "code"
+	}
+	if !slices.Contains(Types, in.Type) {
+		return nil, fault.Usagef("Invalid type: %s. Must be one of: %s", in.Type, strings.Join(Types, ", "))
+	}
+	title, body := splitDescription(desc)
+	id, release, err := s.newID()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	all, g, err := s.active()
+	if err != nil {
+		return nil, err
+	}
+	_ = all
+	for _, d := range in.DependsOn {
+		if _, ok := g.byID[d]; !ok {
+			return nil, fault.NotFoundf("Task not found: %s", d)
+		}
+	}
+	t := &Task{ID: id, Path: path.Join(Dir, id+".md"), fm: frontmatter.NewMapping()}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", title)
+	if body != "" {
+		fmt.Fprintf(&b, "\n%s\n", body)
+	}
+	if len(in.Criteria) > 0 {
+		b.WriteString("\n## Acceptance Criteria\n\n")
+		for _, c := range in.Criteria {
+			fmt.Fprintf(&b, "- [ ] %s\n", strings.TrimSpace(c))
+		}
+	}
+	t.Body = []byte(b.String())
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"type", in.Type}, {"status", "pending"}, {"prompt", in.Prompt}, {"depends_on", in.DependsOn}, {"labels", in.Labels}} {
+		if err := t.set(kv.k, kv.v); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.save(t); err != nil {
+		return nil, err
+	}
+	if err := s.record(ctx, id, "created", t.Path); err != nil {
+		return nil, err
+	}
+	g.add(t)
+	return &AddResult{Schema: schemaTag, TaskID: id, Path: t.Path, Message: "Created task: " + id, Lint: s.lint(g, t)}, nil
+}
+
+// splitDescription takes a title off a description: the first line, or up
+// to the first ". " when the description is long (over 80 characters).
+func splitDescription(d string) (string, string) {
+	if len(d) <= 80 && !strings.Contains(d, "\n") {
+		return d, ""
+	}
+	if i := strings.IndexByte(d, '\n'); i >= 0 && i <= 80 {
+		return strings.TrimSpace(d[:i]), strings.TrimSpace(d[i+1:])
+	}
+	if i := strings.Index(d, ". "); i >= 0 {
+		return strings.TrimSpace(d[:i+1]), strings.TrimSpace(d[i+2:])
+	}
+	return d, ""
+}
