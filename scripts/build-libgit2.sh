@@ -45,7 +45,11 @@ if [ "$deb_arch" = "$native" ]; then
 else
 	dpkg --print-foreign-architectures | grep -qx "$deb_arch" || as_root dpkg --add-architecture "$deb_arch"
 	command -v "$triplet-gcc" >/dev/null 2>&1 || need+=("gcc-$triplet")
-	dev=("zlib1g-dev:$deb_arch" "libpcre2-dev:$deb_arch" "libhttp-parser-dev:$deb_arch" "libc6-dev:$deb_arch")
+	# zlib, pcre2 and libc install beside the machine's own (Multi-Arch:
+	# same); http-parser's -dev package does not, and installing it would
+	# remove the machine's own (and libgit2-dev with it), so it is only
+	# unpacked into the build below.
+	dev=("zlib1g-dev:$deb_arch" "libpcre2-dev:$deb_arch" "libc6-dev:$deb_arch")
 fi
 for p in "${dev[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
@@ -86,8 +90,14 @@ dpkg-source --no-check -x "$dsc" "$work/src" >/dev/null
 
 cross=()
 if [ "$deb_arch" != "$native" ]; then
+	mkdir -p "$work/debs" "$work/sysroot" "$prefix/lib" "$prefix/include"
+	(cd "$work/debs" && apt-get download "libhttp-parser-dev:$deb_arch" "libhttp-parser2.9:$deb_arch" >/dev/null)
+	for deb in "$work"/debs/*.deb; do dpkg -x "$deb" "$work/sysroot"; done
+	cp "$work/sysroot/usr/lib/$triplet/libhttp_parser.a" "$prefix/lib/"
+	cp "$work/sysroot/usr/include/http_parser.h" "$prefix/include/"
 	cross=(-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR="${triplet%%-*}"
-		-DCMAKE_C_COMPILER="$triplet-gcc" -DCMAKE_FIND_ROOT_PATH="/usr/$triplet"
+		-DCMAKE_C_COMPILER="$triplet-gcc" -DCMAKE_FIND_ROOT_PATH="/usr/$triplet;$prefix"
+		-DHTTP_PARSER_INCLUDE_DIR="$prefix/include" -DHTTP_PARSER_LIBRARY="$prefix/lib/libhttp_parser.a"
 		-DPKG_CONFIG_EXECUTABLE=/usr/bin/pkg-config)
 	export PKG_CONFIG_LIBDIR="/usr/lib/$triplet/pkgconfig:/usr/share/pkgconfig"
 fi
