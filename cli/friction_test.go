@@ -43,6 +43,13 @@ func TestReadExplainsItself(t *testing.T) {
 	bare := fixtures.NewBare(t)
 	fx.Git("remote", "add", "origin", bare)
 	fx.Git("push", "-q", "origin", "HEAD:refs/heads/main", "refs/notes/gloss/annotations")
+	if st := fx.MustGloss("status", "--json"); strings.Contains(st, `"last_sync"`) {
+		t.Errorf("status reports a sync before any: %s", st)
+	}
+	fx.MustGloss("sync")
+	if st := fx.MustGloss("status"); !strings.Contains(st, "last sync") || !strings.Contains(st, "with origin") {
+		t.Errorf("status does not say when notes were last synced:\n%s", st)
+	}
 	clone := fixtures.Clone(t, bare)
 	out = clone.MustGloss("read", "src/a.go")
 	if !strings.Contains(out, "this clone has no gloss notes yet") || !strings.Contains(out, "git gloss sync") {

@@ -51,6 +51,9 @@ func printStatus(s *styler, st *setup.Status) {
 	if st.Repository.Branch != "" {
 		s.printf("branch      %s\n", st.Repository.Branch)
 	}
+	if ls := st.LastSync; ls != nil {
+		s.printf("last sync   %s with %s\n", ls.At, ls.Remote)
+	}
 	switch {
 	case !st.Initialized:
 		s.printf("setup       %s\n", s.yellow("not initialised"))

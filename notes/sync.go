@@ -96,6 +96,7 @@ func Sync(ctx context.Context, repo *gitops.Repo, opts SyncOptions) (*SyncResult
 		res.Attempts = attempt
 		err := syncOnce(ctx, repo, opts, attempt, res)
 		if err == nil {
+			recordSync(repo, res, time.Now())
 			return res, nil
 		}
 		if !retryable(err) {

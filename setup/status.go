@@ -25,7 +25,10 @@ type Status struct {
 	Hooks       []HookStatus  `json:"hooks"`
 	Config      ConfigInfo    `json:"config"`
 	MCP         []MCPEntry    `json:"mcp"`
-	Hints       []string      `json:"hints"`
+	// LastSync is this clone's last successful git gloss sync; absent
+	// when it never synced.
+	LastSync *notes.LastSync `json:"last_sync,omitempty"`
+	Hints    []string        `json:"hints"`
 }
 
 // RepoInfo locates the repository.
@@ -71,10 +74,11 @@ func CollectStatus(ctx context.Context, repo *gitops.Repo) (*Status, error) {
 		Repository: RepoInfo{
 			Root: repo.Root(), GitDir: repo.GitDir(), CommonDir: repo.CommonDir(), Bare: repo.IsBare(),
 		},
-		Refs:  []notes.Stats{},
-		Hooks: []HookStatus{},
-		MCP:   []MCPEntry{},
-		Hints: []string{},
+		Refs:     []notes.Stats{},
+		Hooks:    []HookStatus{},
+		MCP:      []MCPEntry{},
+		Hints:    []string{},
+		LastSync: notes.ReadLastSync(repo),
 	}
 	st.Repository.Head, _ = repo.Head()
 	st.Repository.Branch, _ = repo.HeadBranch()

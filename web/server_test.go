@@ -58,6 +58,10 @@ func TestJSONTwinsAreTheCLIBytes(t *testing.T) {
 	if _, body, _ := s.get(t, "/deps/server/server.go?format=json"); !strings.Contains(body, "routes are registered there") {
 		t.Errorf("deps twin lacks the declared dependency: %s", body)
 	}
+	// The overview says when notes were last synced: never, here.
+	if _, body, _ := s.get(t, "/"); !strings.Contains(body, `last sync <span class="dim">never</span>`) {
+		t.Errorf("the overview does not say when notes were last synced:\n%.2000s", body)
+	}
 }
 
 // TestRefusals: no token, a foreign Host (DNS rebinding), paths that
