@@ -79,7 +79,7 @@ lint: deps
 	staticcheck ./...
 
 # Timings against the git CLI on a long generated history; with REPO=path
-# (a clone of junegunn/fzf), the read recipe of the README's Speed section
+# (a clone of junegunn/fzf), the read recipe of docs/speed.md
 # on a throwaway clone of it instead.
 # The generated 100,000-commit history is made once (minutes) and kept in
 # the temp dir. REPO= adds a real repository: a clone of fzf at 956562da or

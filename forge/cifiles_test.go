@@ -81,7 +81,7 @@ func glossCommands(lines []string) [][]string {
 	return out
 }
 
-// TestCIFilesRunRealCommands: both CI files parse, have the jobs the README
+// TestCIFilesRunRealCommands: both CI files parse, have the jobs docs/forge.md
 // promises, and every git gloss command line in them — subcommand and
 // flags — is accepted by the binary (run with --help).
 func TestCIFilesRunRealCommands(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 
 // EnvScaleCommits sets the size of the scale benchmark's repository: that
 // many commits, every one annotated. The default keeps `make test` (every
-// benchmark once) quick; the README's figures are for 100000.
+// benchmark once) quick; docs/speed.md's figures are for 100000.
 const EnvScaleCommits = "GLOSS_SCALE_COMMITS"
 
 const (
@@ -263,7 +263,7 @@ func notesBytes(b *testing.B, dir, ref string) float64 {
 }
 
 // BenchmarkScale measures gloss on a repository whose every commit is
-// annotated (GLOSS_SCALE_COMMITS, default 10000; the README reports
+// annotated (GLOSS_SCALE_COMMITS, default 10000; docs/speed.md reports
 // 100000): read with the full notes ref and with a sparse one (the same
 // answer: read's cost must not grow with the number of annotated commits),
 // ci check over the last ten commits, and sync with one new record on

@@ -1,4 +1,4 @@
-// Package demo runs the README's main job, the demo script, end to end on
+// Package demo runs `make demo`'s job (docs/contributing.md), the demo script, end to end on
 // a real repository, so that `make demo` keeps working at every commit.
 package demo
 
