@@ -53,7 +53,7 @@ var table = map[string]row{
 	"gitops":     {rank: gitLayer, imports: []string{"atomicfile", "detach", "fault"}},
 	"treesitter": {rank: parsing, imports: []string{"editdist"}},
 
-	"notes":    {rank: stores, imports: []string{"fault", "gitops", "schemas"}},
+	"notes":    {rank: stores, imports: []string{"atomicfile", "fault", "gitops", "schemas"}},
 	"safepath": {rank: stores, imports: []string{"atomicfile", "fault", "gitops"}},
 
 	// DESIGN.md lists config among the leaves, but the team config is a

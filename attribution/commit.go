@@ -326,6 +326,13 @@ func PostCommit(ctx context.Context, repo *gitops.Repo) error {
 	if err != nil || head == "" {
 		return err
 	}
+	// git can make a commit again byte for byte (a cherry-pick onto the
+	// same parent in the same second gives the same id): the commit keeps
+	// the attribution it has, which a fresh computation without the
+	// consumed capture would only contradict.
+	if have, err := notes.Open(repo, Ref).Read([]string{head}); err == nil && len(have[head]) > 0 {
+		return nil
+	}
 	claims, err := pendingClaims(repo)
 	if err != nil {
 		return err
