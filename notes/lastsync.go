@@ -2,7 +2,6 @@ package notes
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,7 +38,7 @@ func recordSync(repo *gitops.Repo, res *SyncResult, now time.Time) {
 // never synced (or the record is unreadable).
 func ReadLastSync(repo *gitops.Repo) *LastSync {
 	data, err := os.ReadFile(lastSyncPath(repo))
-	if errors.Is(err, os.ErrNotExist) || err != nil {
+	if err != nil {
 		return nil
 	}
 	var ls LastSync

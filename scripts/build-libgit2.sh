@@ -41,7 +41,9 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v dpkg-source >/dev/null 2>&1 || need+=(dpkg-dev)
 command -v xz >/dev/null 2>&1 || need+=(xz-utils)
 if [ "$deb_arch" = "$native" ]; then
-	dev=(zlib1g-dev libpcre2-dev libhttp-parser-dev)
+	# Qualified, because with a foreign architecture's packages installed
+	# beside them `dpkg -s zlib1g-dev` is ambiguous and would reinstall.
+	dev=("zlib1g-dev:$native" "libpcre2-dev:$native" "libhttp-parser-dev:$native")
 else
 	dpkg --print-foreign-architectures | grep -qx "$deb_arch" || as_root dpkg --add-architecture "$deb_arch"
 	command -v "$triplet-gcc" >/dev/null 2>&1 || need+=("gcc-$triplet")
