@@ -17,8 +17,8 @@ import (
 func TestCacheFillRefreshesTheBlameGraph(t *testing.T) {
 	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
-	fx.Commit("one", map[string]string{"big.txt": bigFile(1)})
-	fx.Commit("two", map[string]string{"big.txt": bigFile(2)})
+	fx.Commit("one", map[string]string{"big.txt": fixtures.LongFile(1)})
+	fx.Commit("two", map[string]string{"big.txt": fixtures.LongFile(2)})
 	gitDir := filepath.Join(fx.Dir, ".git")
 
 	fx.MustGloss("read", "big.txt", "--lines", "100:200", "--json")
@@ -31,7 +31,7 @@ func TestCacheFillRefreshesTheBlameGraph(t *testing.T) {
 		t.Fatal("a commit-graph was written into the repository's object store")
 	}
 
-	fx.Commit("three", map[string]string{"big.txt": bigFile(3)}) // newer than the graph
+	fx.Commit("three", map[string]string{"big.txt": fixtures.LongFile(3)}) // newer than the graph
 	for _, kind := range []string{"e", "p"} {
 		if err := os.RemoveAll(filepath.Join(gitDir, "gloss", "blame", kind)); err != nil {
 			t.Fatal(err)

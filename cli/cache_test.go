@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,20 +11,6 @@ import (
 
 	"github.com/gloss-dev/gloss/fixtures"
 )
-
-// bigFile is a file long enough that a read of part of it blames only that
-// part and leaves the whole-file blame to a background cache-fill.
-func bigFile(rev int) string {
-	var b strings.Builder
-	for i := 1; i <= 1500; i++ {
-		if i%7 == 0 {
-			fmt.Fprintf(&b, "// line %d, revision %d\n", i, rev)
-		} else {
-			fmt.Fprintf(&b, "// line %d\n", i)
-		}
-	}
-	return b.String()
-}
 
 // waitForFills waits for background fills to release their locks. It is a
 // wait, not a timing check: a fill that never ends fails the test.
@@ -82,8 +67,8 @@ func wholeFileBlames(t *testing.T, traceDir string) (whole, ranged int) {
 func TestColdReadFillsTheCacheOnceInTheBackground(t *testing.T) {
 	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
-	fx.Commit("one", map[string]string{"big.txt": bigFile(1)})
-	fx.Commit("two", map[string]string{"big.txt": bigFile(2)})
+	fx.Commit("one", map[string]string{"big.txt": fixtures.LongFile(1)})
+	fx.Commit("two", map[string]string{"big.txt": fixtures.LongFile(2)})
 	fx.Commit("other", map[string]string{"other.txt": "x\n"})
 	trace := t.TempDir()
 	fx.Env = append(fx.Env, "GIT_TRACE2_EVENT="+trace)

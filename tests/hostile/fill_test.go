@@ -1,7 +1,6 @@
 package hostile
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,18 +11,6 @@ import (
 
 	"github.com/gloss-dev/gloss/fixtures"
 )
-
-func bigFile(rev int) string {
-	var b strings.Builder
-	for i := 1; i <= 1500; i++ {
-		if i%7 == 0 {
-			fmt.Fprintf(&b, "// line %d, revision %d\n", i, rev)
-		} else {
-			fmt.Fprintf(&b, "// line %d\n", i)
-		}
-	}
-	return b.String()
-}
 
 // fillLocks returns the fill locks and the pid each holds.
 func fillLocks(t *testing.T, r *fixtures.Repo) map[string]int {
@@ -56,8 +43,8 @@ func cachedBlames(r *fixtures.Repo) int {
 func TestKilledCacheFillLockIsTakenOver(t *testing.T) {
 	t.Parallel()
 	r := fixtures.NewRepo(t)
-	r.Commit("one", map[string]string{"big.txt": bigFile(1)})
-	r.Commit("two", map[string]string{"big.txt": bigFile(2)})
+	r.Commit("one", map[string]string{"big.txt": fixtures.LongFile(1)})
+	r.Commit("two", map[string]string{"big.txt": fixtures.LongFile(2)})
 	read := func(env ...string) {
 		cmd := r.Command(fixtures.Binary(t), "read", "big.txt", "--lines", "100:200", "--json")
 		cmd.Env = append(append([]string{}, r.Env...), env...)
