@@ -215,6 +215,11 @@ func (r *Repo) streamGit(ctx context.Context, args []string, fn func(line string
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := r.Command(ctx, args...)
+	// git flushes its standard output after every commit when it is a
+	// pipe: rev-list of git/git's history was 82,000 write calls, 0.13 s
+	// of system time, half the walk's cost. GIT_FLUSH=0 lets stdio buffer
+	// it; a walk stopped early still stops within a buffer of output.
+	cmd.Env = append(cmd.Env, "GIT_FLUSH=0")
 	cmd.Env = append(cmd.Env, r.blameGraphEnv()...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

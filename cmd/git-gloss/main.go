@@ -16,6 +16,10 @@ import (
 
 func main() {
 	stop := startProfile(os.Getenv("GLOSS_CPUPROFILE"))
+	// The processes gloss starts in the background (a cache fill, the
+	// hook worker) would otherwise inherit the variable and overwrite
+	// this process's profile with theirs.
+	_ = os.Unsetenv("GLOSS_CPUPROFILE")
 	code := cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -22,10 +22,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/gloss-dev/gloss/bench"
 )
 
 func main() {
@@ -56,74 +55,18 @@ func run(bin, repo, tool, argsJSON string, n, warm int, blame string, serverArgs
 	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
 		return fmt.Errorf("-args: %w", err)
 	}
-	cmd := exec.Command(bin, append([]string{"mcp"}, serverArgs...)...)
-	cmd.Dir = repo
-	cmd.Stderr = os.Stderr
-	ctx := context.Background()
-	client := sdk.NewClient(&sdk.Implementation{Name: "mcpcalls", Version: "1"}, nil)
-	start := time.Now()
-	session, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	r, err := bench.MCPCalls(context.Background(), bin, repo, tool, args, n, warm, concurrency, serverArgs...)
 	if err != nil {
 		return err
 	}
-	defer session.Close()
-	fmt.Printf("session start (process + initialize): %s\n", ms(time.Since(start)))
-	call := func() (time.Duration, error) {
-		t0 := time.Now()
-		res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-		d := time.Since(t0)
-		if err != nil {
-			return d, err
-		}
-		if res.IsError {
-			return d, fmt.Errorf("%s: %v", tool, res.Content)
-		}
-		return d, nil
-	}
-	first, err := call()
-	if err != nil {
-		return err
-	}
-	fmt.Printf("first %s call: %s\n", tool, ms(first))
-	for range warm {
-		if _, err := call(); err != nil {
-			return err
-		}
-	}
-	times := make([]time.Duration, n)
-	errs := make(chan error, n)
-	var wg sync.WaitGroup
-	next := make(chan int, n)
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wall := time.Now()
-	for range max(1, concurrency) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				d, err := call()
-				if err != nil {
-					errs <- err
-					return
-				}
-				times[i] = d
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return err
-	}
+	fmt.Printf("session start (process + initialize): %s\n", ms(r.Start))
+	fmt.Printf("first %s call: %s\n", tool, ms(r.First))
 	label := "mcp " + tool
 	if concurrency > 1 {
 		label += fmt.Sprintf(" (%d in flight)", concurrency)
 	}
-	report(label, times)
-	fmt.Printf("%-50s %s for %d calls\n", "", ms(time.Since(wall)), n)
+	fmt.Printf("%-50s n=%d p50=%s p95=%s max=%s\n", label, r.Calls, ms(r.P50), ms(r.P95), ms(r.Max))
+	fmt.Printf("%-50s %s for %d calls\n", "", ms(r.Total), n)
 	if blame == "" {
 		return nil
 	}
@@ -131,7 +74,7 @@ func run(bin, repo, tool, argsJSON string, n, warm int, blame string, serverArgs
 	if !ok {
 		return fmt.Errorf("-blame wants FILE:START,END")
 	}
-	times = times[:0]
+	var times []time.Duration
 	for range n {
 		t0 := time.Now()
 		c := exec.Command("git", "blame", "--porcelain", "-L", rng, "--", file)

@@ -1,7 +1,8 @@
 // Command recipe measures `git gloss read` against `git blame -L` on a
 // clone of a real repository, or of a generated 100,000-commit history,
-// set up the way docs/speed.md describes (see bench.Recipe), and what
-// gloss's hooks add to a 10-file commit there:
+// set up the way docs/speed.md describes (see bench.Recipe), what
+// gloss's hooks add to a 10-file commit there, and gloss_read's p50 over
+// 300 calls in one MCP session:
 //
 //	go run ./bench/cmd/recipe -generated       # the generated history (make bench)
 //	go run ./bench/cmd/recipe -src ~/src/git   # or: make bench REPO=~/src/git
@@ -37,7 +38,8 @@ func main() {
 	bin := flag.String("bin", "bin/git-gloss", "the git-gloss to time")
 	runs := flag.Int("runs", 11, "timed runs per side (0: only the hooks)")
 	all := flag.Bool("all", false, "every read case, not only the first and the warm read")
-	hookRuns := flag.Int("hook-runs", 7, "timed commits per side for the hook cost (0: skip)")
+	hookRuns := flag.Int("hook-runs", 9, "timed commits per side for the hook cost (0: skip)")
+	mcpCalls := flag.Int("mcp-calls", 300, "timed gloss_read calls in one MCP session (0: skip)")
 	flag.Parse()
 	rc, err := choose(*src, *generated)
 	if err != nil {
@@ -56,7 +58,7 @@ func main() {
 		sum := sha1.Sum([]byte(abs))
 		*dir = filepath.Join(os.TempDir(), "gloss-bench-recipe-"+hex.EncodeToString(sum[:5]))
 	}
-	if err := measure(rc, *src, *dir, *bin, *runs, *hookRuns, *all); err != nil {
+	if err := measure(rc, *src, *dir, *bin, *runs, *hookRuns, *mcpCalls, *all); err != nil {
 		fmt.Fprintln(os.Stderr, "recipe:", err)
 		os.Exit(1)
 	}
@@ -95,7 +97,7 @@ func generate(dir string) error {
 	return os.WriteFile(filepath.Join(dir, ".git", "gloss-bench-generated"), nil, 0o644)
 }
 
-func measure(rc bench.Recipe, src, dir, bin string, runs, hookRuns int, all bool) error {
+func measure(rc bench.Recipe, src, dir, bin string, runs, hookRuns, mcpCalls int, all bool) error {
 	ctx := context.Background()
 	binary, err := filepath.Abs(bin)
 	if err != nil {
@@ -136,6 +138,20 @@ func measure(rc bench.Recipe, src, dir, bin string, runs, hookRuns int, all bool
 	w.Flush()
 	fmt.Printf("\nwhole processes, paired, medians of %d runs; gloss/git below 1 means gloss is faster.\n", runs)
 	fmt.Println("CPU is user+system time of the process and its children; on a loaded machine it is steadier than wall time.")
+	if mcpCalls > 0 {
+		fmt.Fprintf(os.Stderr, "measuring %d gloss_read calls in one MCP session ...\n", mcpCalls)
+		m, err := e.MeasureMCP(context.Background(), mcpCalls)
+		if err != nil {
+			return err
+		}
+		verdict := "within"
+		if m.P50 > mcpReadTarget {
+			verdict = "over"
+		}
+		fmt.Printf("\nmcp: gloss_read %s --anchor %s in one git-gloss mcp session (go-sdk client over stdio), %d calls after 4 untimed:\n", e.File, e.Anchor, m.Calls)
+		fmt.Printf("  p50 %s, p95 %s, max %s (session start %s, first call %s); target p50 <= %s: %s\n",
+			ms(m.P50), ms(m.P95), ms(m.Max), ms(m.Start), ms(m.First), ms(mcpReadTarget), verdict)
+	}
 	if hookRuns > 0 {
 		fmt.Fprintln(os.Stderr, "measuring the hooks on a 10-file commit ...")
 		h, err := e.MeasureHooks(ctx, 10, hookRuns)
@@ -146,9 +162,23 @@ func measure(rc bench.Recipe, src, dir, bin string, runs, hookRuns int, all bool
 		fmt.Printf("  with gloss's hooks %s (CPU %s), hooks disabled %s (CPU %s): hooks add %s p50 (CPU %s), %.2fx\n",
 			h.With.Round(100000), h.WithCPU.Round(100000), h.Without.Round(100000), h.WithoutCPU.Round(100000),
 			h.Added.Round(100000), h.AddedCPU.Round(100000), h.Ratio)
+		verdict := "within"
+		if h.Added > hookTarget {
+			verdict = "over"
+		}
+		fmt.Printf("  target: the hooks add <= %s p50: %s\n", ms(hookTarget), verdict)
 		if h.Deferred {
 			fmt.Printf("  post-commit deferred its work to the worker; last worker run: %s\n", h.WorkerLog)
 		}
 	}
 	return nil
 }
+
+// hookTarget is issue 18's bound on what post-commit and
+// prepare-commit-msg add to a 10-file commit (p50).
+const hookTarget = 100 * time.Millisecond
+
+// mcpReadTarget is issue 18's bound on a warm gloss_read (p50 of 300 calls).
+const mcpReadTarget = 30 * time.Millisecond
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
