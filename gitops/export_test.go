@@ -43,3 +43,15 @@ func (r *Repo) BuildFileHistory(ctx context.Context, key, path string, limit int
 func (r *Repo) RenamesUncached(ctx context.Context, rev string) (map[string]string, error) {
 	return r.renamesIn(ctx, rev)
 }
+
+// AncestryFromGraph reports whether the ancestry walk of a file history
+// from key over members is answered by the blame graph read in process.
+func (r *Repo) AncestryFromGraph(key string, members []string) bool {
+	h := &FileHistory{index: map[string]int{}, unreached: map[string]bool{}}
+	for _, m := range members {
+		h.index[m] = len(h.members)
+		h.members = append(h.members, m)
+	}
+	h.below = make([][]byte, len(h.members))
+	return r.graphAncestry(key, h, (len(h.members)+7)/8)
+}

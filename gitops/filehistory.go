@@ -290,7 +290,7 @@ func (r *Repo) buildHistory(ctx context.Context, key, path string, limit int, me
 	reach := map[string][]byte{}
 	left := len(h.members)
 	var err error
-	if left > 0 {
+	if left > 0 && !r.graphAncestry(key, h, width) {
 		err = r.topoWalk(ctx, key, func(id string, parents []string) bool {
 			bits := reach[id]
 			delete(reach, id)

@@ -25,9 +25,15 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 	fx := fixtures.NewRepo(t)
 	branchyHistory(t, fx)
 	repo := open(t, fx.Dir)
-	check := func(phase string) {
+	// inGraph is whether the ancestry is expected from the graph read in
+	// process (the walk's start is in the graph) rather than through git.
+	check := func(phase string, inGraph bool) {
 		t.Helper()
 		all := strings.Fields(fx.Git("rev-list", "--all"))
+		head := strings.TrimSpace(fx.Git("rev-parse", "HEAD"))
+		if got := repo.AncestryFromGraph(head, all); got != inGraph {
+			t.Fatalf("%s: ancestry read from the graph in process: %v, want %v", phase, got, inGraph)
+		}
 		for _, rev := range all {
 			for _, p := range []string{"a.go", "b.go", "c.go", "lib/c.go", "lib/b.go", "moved1.go", "lib"} {
 				limits := []int{0}
@@ -83,7 +89,7 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 			}
 		}
 	}
-	check("no graph")
+	check("no graph", false)
 	if repo.BlameGraphEnv() != nil {
 		t.Fatal("a graph before the first refresh")
 	}
@@ -93,7 +99,7 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 	if repo.BlameGraphEnv() == nil {
 		t.Fatal("no graph after a refresh")
 	}
-	check("graph")
+	check("graph", true)
 	// Newer than the graph: a side branch merged back, an evil merge that
 	// changes the file beyond both sides, and a rename.
 	tick(fx)
@@ -109,14 +115,26 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 	tick(fx)
 	fx.Git("mv", "b.go", "lib/b.go")
 	fx.Git("commit", "-q", "-m", "move b")
-	check("graph older than the history")
+	// An octopus merge, whose third parent the graph keeps apart (EDGE).
+	for i, f := range []string{"o1.go", "o2.go"} {
+		tick(fx)
+		fx.Git("checkout", "-q", "-b", "octo"+f[1:2], "main")
+		fx.Commit("octopus arm "+f, map[string]string{f: numbered(5+i, f)})
+	}
+	tick(fx)
+	fx.Git("checkout", "-q", "main")
+	fx.Git("merge", "-q", "--no-ff", "--no-edit", "octo1", "octo2")
+	if n := len(strings.Fields(fx.Git("rev-list", "--no-walk", "--parents", "HEAD"))); n != 4 {
+		t.Fatalf("the octopus merge has %d parents, want 3", n-1)
+	}
+	check("graph older than the history", false)
 	if err := repo.RefreshBlameGraph(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(fx.Dir, ".git", "gloss", "graph", "info", "commit-graphs", "commit-graph-chain")); err != nil {
 		t.Fatalf("the refresh added no layer: %v", err)
 	}
-	check("refreshed graph")
+	check("refreshed graph", true)
 }
 
 // A revision that does not exist is an error, and FileLog writes nothing.
