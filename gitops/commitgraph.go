@@ -48,6 +48,10 @@ type graphLayer struct {
 	oids   []byte
 	cdat   []byte
 	edge   []byte
+	// The changed-path Bloom filters (BIDX, BDAT), when the layer has
+	// them: bloomVersion 1 or 2, else 0.
+	bidx, bdat              []byte
+	bloomVersion, numHashes uint32
 }
 
 // commitGraph is the graph's layers, base first.
@@ -148,12 +152,27 @@ func readGraphLayer(path string, index int) (graphLayer, int, error) {
 	if l.edge, err = read("EDGE"); err != nil {
 		return l, 0, err
 	}
+	if l.bidx, err = read("BIDX"); err != nil {
+		return l, 0, err
+	}
+	if l.bdat, err = read("BDAT"); err != nil {
+		return l, 0, err
+	}
+	if l.bidx != nil && len(l.bdat) >= 12 {
+		v, k := binary.BigEndian.Uint32(l.bdat), binary.BigEndian.Uint32(l.bdat[4:])
+		if (v == 1 || v == 2) && k > 0 && k < 64 {
+			l.bloomVersion, l.numHashes = v, k
+		}
+	}
 	if len(l.fanout) != 256*4 || len(l.oids)%hashLen != 0 {
 		return l, 0, errGraphUnusable
 	}
 	l.n = uint32(len(l.oids) / hashLen)
 	if binary.BigEndian.Uint32(l.fanout[255*4:]) != l.n || len(l.cdat) != int(l.n)*(hashLen+16) {
 		return l, 0, errGraphUnusable
+	}
+	if len(l.bidx) != int(l.n)*4 {
+		l.bloomVersion = 0
 	}
 	return l, hashLen, nil
 }

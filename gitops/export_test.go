@@ -55,3 +55,10 @@ func (r *Repo) AncestryFromGraph(key string, members []string) bool {
 	h.below = make([][]byte, len(h.members))
 	return r.graphAncestry(key, h, (len(h.members)+7)/8)
 }
+
+// GraphFileLog is FileLog answered from the blame graph in process; ok is
+// false when the graph cannot answer and FileLog asks git.
+func (r *Repo) GraphFileLog(rev, path string, limit int) ([]string, bool) {
+	clear(fileLogs.m)
+	return r.graphFileLog(rev, path, limit)
+}

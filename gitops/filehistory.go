@@ -181,11 +181,19 @@ func (r *Repo) FileLog(ctx context.Context, rev, path string, limit int) ([]stri
 		return nil, err
 	}
 	path = cleanRepoPath(path)
+	if log, ok := r.graphFileLog(start, path, limit); ok {
+		return log, nil
+	}
+	return r.gitFileLog(ctx, start, path, limit)
+}
+
+// gitFileLog is FileLog through git log.
+func (r *Repo) gitFileLog(ctx context.Context, start, path string, limit int) ([]string, error) {
 	out := []string{}
 	var merge string // a merge listed, waiting for its combined diff
 	args := []string{"-c", "log.follow=false", "-c", "log.showSignature=false", "--literal-pathspecs",
 		"log", "--no-color", "--no-notes", "--full-history", "--format=commit %H %P", "-c", "--raw", start, "--", path}
-	err = r.streamGit(ctx, args, func(line string) (bool, error) {
+	err := r.streamGit(ctx, args, func(line string) (bool, error) {
 		switch {
 		case strings.HasPrefix(line, ":"): // the listed merge differs from every parent
 			if merge != "" {

@@ -56,6 +56,16 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 					if !slices.Equal(got, ids) {
 						t.Fatalf("%s: FileLog(%.8s, %s, %d) = %.8v, want %.8v", phase, rev, p, limit, got, ids)
 					}
+					// The log read from the graph in process, when it can
+					// answer: always for a file when every commit is in the
+					// graph, never without one.
+					glog, ok := repo.GraphFileLog(rev, p, limit)
+					if ok && !slices.Equal(glog, ids) {
+						t.Fatalf("%s: the graph's FileLog(%.8s, %s, %d) = %.8v, want %.8v", phase, rev, p, limit, glog, ids)
+					}
+					if inGraph && p != "lib" && !ok || repo.BlameGraphEnv() == nil && ok {
+						t.Fatalf("%s: FileLog(%.8s, %s, %d) answered from the graph: %v", phase, rev, p, limit, ok)
+					}
 				}
 			}
 			renames, err := repo.Renames(ctx, rev)
