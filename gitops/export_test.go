@@ -60,5 +60,5 @@ func (r *Repo) AncestryFromGraph(key string, members []string) bool {
 // false when the graph cannot answer and FileLog asks git.
 func (r *Repo) GraphFileLog(rev, path string, limit int) ([]string, bool) {
 	clear(fileLogs.m)
-	return r.graphFileLog(rev, path, limit)
+	return r.graphFileLog(context.Background(), rev, path, limit)
 }

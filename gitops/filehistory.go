@@ -181,7 +181,7 @@ func (r *Repo) FileLog(ctx context.Context, rev, path string, limit int) ([]stri
 		return nil, err
 	}
 	path = cleanRepoPath(path)
-	if log, ok := r.graphFileLog(start, path, limit); ok {
+	if log, ok := r.graphFileLog(ctx, start, path, limit); ok {
 		return log, nil
 	}
 	return r.gitFileLog(ctx, start, path, limit)

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"math/bits"
@@ -31,7 +32,7 @@ type graphEntry struct {
 // graphFileLog answers FileLog(start, path, limit) from the graph; ok is
 // false when it cannot (no graph, start newer than it, a layer without
 // filters, parents rewritten, a directory at the path), and git answers.
-func (r *Repo) graphFileLog(start, path string, limit int) (log []string, ok bool) {
+func (r *Repo) graphFileLog(ctx context.Context, start, path string, limit int) (log []string, ok bool) {
 	if path == "" || path == "." || r.blameGraphEnv() == nil || r.parentsRewritten() {
 		return nil, false
 	}
@@ -74,7 +75,10 @@ func (r *Repo) graphFileLog(start, path string, limit int) (log []string, ok boo
 	}
 	push(at)
 	var parents []uint32
-	for len(q) > 0 && (limit == 0 || len(out) < limit) {
+	for n := 0; len(q) > 0 && (limit == 0 || len(out) < limit); n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return nil, false // git answers, or fails as the context says
+		}
 		pos := q.pop().pos
 		if _, parents, err = g.commit(pos, parents[:0]); err != nil {
 			return nil, false
