@@ -22,10 +22,12 @@ import (
 // the ancestry among the commits a blame names. Both are walks whose cost
 // grows with the depth of the history when each commit's tree has to be
 // read to see whether the file changed (libgit2 walks did that: 5.8 s at
-// 100,000 commits). With the blame graph (blamegraph.go) they cost what
-// git's own do: git rev-list reads parents from the graph and asks its
+// 100,000 commits). With the blame graph (blamegraph.go) gloss reads
+// parents, levels and dates from the graph itself and asks its
 // changed-path Bloom filters whether a commit touched the file, reading
-// trees only for the few commits the filters cannot rule out.
+// trees only for the few commits the filters cannot rule out
+// (commitgraph.go, graphlog.go); git log and git rev-list, which read the
+// same graph, answer where the graph cannot.
 
 // FileHistory is what a read needs of a file's history besides its blame:
 // the latest commits that changed the file, and which of a set of commits
