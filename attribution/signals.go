@@ -35,7 +35,7 @@ type Claim struct {
 		Start int `json:"start"`
 		End   int `json:"end"`
 	} `json:"lines"`
-	Hashes []string
+	Hashes []string `json:"hashes"`
 }
 
 // claimSchema is the capture store's schema tag.
