@@ -148,6 +148,41 @@ func workerEnv() []string {
 	return env
 }
 
+// finishRewritten runs the queued jobs of the commits a rewrite replaced
+// before post-rewrite carries their records: a carry from a commit whose
+// annotations and attribution a deferred worker has not written yet
+// would carry nothing, and the worker would then record a commit no
+// branch holds. When a worker holds the queue, it waits for it (within
+// the hook's time limit).
+func finishRewritten(ctx context.Context, inv *Invocation) error {
+	rewrites, err := ParseRewriteInput(inv.Input)
+	if err != nil {
+		return nil // carryAnnotations reports it
+	}
+	queued := map[string]bool{}
+	for _, c := range annotate.Queued(inv.Repo) {
+		queued[c] = true
+	}
+	waits := false
+	for _, rw := range rewrites {
+		waits = waits || queued[rw.Old]
+	}
+	if !waits {
+		return nil
+	}
+	for {
+		ran, err := annotate.DrainQueue(ctx, inv.Repo, func(job *annotate.Job) error { return runJob(ctx, inv.Repo, job) })
+		if ran || err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // workerTimeout bounds one worker's run; what it leaves stays queued.
 const workerTimeout = 10 * time.Minute
 

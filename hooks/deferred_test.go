@@ -329,3 +329,71 @@ func TestDeferredAttributionSurvivesAKilledWorker(t *testing.T) {
 		t.Errorf("c.txt after the amend: %q, want human", got)
 	}
 }
+
+// killStalledWorker kills the worker started in fx with SIGKILL and waits
+// for its lock on the queue to go.
+func killStalledWorker(t *testing.T, fx *fixtures.Repo, lock string) {
+	t.Helper()
+	if err := syscall.Kill(workerPID(t, fx.Dir), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 500; i++ { // the flock goes with the process
+		if unlock, ok, _ := atomicfile.TryLock(lock); ok {
+			unlock()
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the killed worker's lock stayed")
+}
+
+// TestDeferredRewriteWaitsForTheQueue rebases a commit whose deferred job
+// a killed worker left queued: post-rewrite runs the job before it
+// carries the commit's records, so the rebased commit has its
+// annotations and its attribution (the agent's lines still the agent's)
+// when git rebase returns.
+func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
+	t.Parallel()
+	fx := setupRepo(t)
+	fx.Git("config", "gloss.deferHooks", "true")
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	branch := fx.Git("branch", "--show-current")
+
+	fx.Git("checkout", "-q", "-b", "side")
+	fx.Write("z.txt", "on the side\n")
+	fx.Git("add", "z.txt")
+	fx.Git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "side")
+	fx.Git("checkout", "-q", branch)
+
+	codexWrites(t, fx, "s2", "p.go", "package p\n\nfunc P() int {\n\treturn 42\n}\n")
+	fx.Git("add", "-A")
+	withEnv(fx, hooks.EnvFault+"=worker-stall").Git("commit", "-q", "-m", "agent")
+	old := fx.Git("rev-parse", "HEAD")
+	killStalledWorker(t, fx, lock)
+	if q := annotate.Queued(repo); len(q) != 1 || q[0] != old {
+		t.Fatalf("queued %v, want the agent's commit", q)
+	}
+
+	fx.Git("rebase", "-q", "side")
+	rebased := fx.Git("rev-parse", "HEAD")
+	if rebased == old {
+		t.Fatal("nothing was rebased")
+	}
+	if got := attributionRecords(t, repo, rebased); len(got) != 1 || got[0] != attribution.SourceRebase {
+		t.Errorf("rebased %.8s: attribution records from %v, want one carried by the rebase", rebased, got)
+	}
+	if by, _ := summaries(t, repo, rebased); by[annotate.SourceRebase] != 1 {
+		t.Errorf("rebased %.8s: summaries by source %v, want one carried by the rebase", rebased, by)
+	}
+	codex := "ai/codex/gpt-5-codex/s2"
+	want := []string{codex, codex, codex, codex, codex}
+	if got := contributors(t, fx, "p.go", rebased); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("p.go after the rebase: %q, want %q", got, want)
+	}
+	waitQueueDrained(t, repo, lock)
+}

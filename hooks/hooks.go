@@ -63,7 +63,7 @@ var handlers = map[string][]Handler{
 	setup.PrepareCommitMsg: {noteSquash},
 	setup.PostCommit:       {updateBlameCache, annotateCommit, attributeCommit, consumeAgentEdits},
 	setup.PrePush:          {validatePushInput, checkSpecs},
-	setup.PostRewrite:      {carryAnnotations, carryAttribution, consumeAgentEdits},
+	setup.PostRewrite:      {finishRewritten, carryAnnotations, carryAttribution, consumeAgentEdits},
 }
 
 // nothingToDo tells, before the repository is opened, that a hook has no
