@@ -593,12 +593,27 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		v := view{Title: n.Path, Nav: "notebook", Data: d}
-		if hasMermaid && hasAsset("vendor/mermaid.min.js") {
-			v.Scripts = []string{"vendor/mermaid.min.js", "mermaid-init.js"}
-		}
+		v.Scripts = noteScripts(strings.Contains(string(body), `data-markdown=`), hasMermaid)
 		s.page(w, r, "note", v, n)
 		return nil
 	})
+}
+
+// noteScripts are the scripts of a page with markdown carriers and
+// diagrams: each library only when make built it in, the markdown
+// renderer before mermaid, which draws the diagrams it leaves as code.
+func noteScripts(markdown, mermaid bool) []string {
+	var sc []string
+	if markdown {
+		if !hasAsset(markdownScripts[0]) || !hasAsset(markdownScripts[1]) {
+			return nil // the sources are shown, diagrams among them
+		}
+		sc = append(sc, markdownScripts...)
+	}
+	if mermaid && hasAsset(mermaidScripts[0]) {
+		sc = append(sc, mermaidScripts...)
+	}
+	return sc
 }
 
 type docsData struct {
@@ -690,7 +705,14 @@ func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
 		if tr, tl, err := st.TranscriptLines(p); err == nil {
 			d.Transcript, d.Timeline = tr, tl
 		}
-		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Data: d}, res)
+		markdown, mermaid := false, false
+		for _, b := range d.Blocks {
+			if b.Source != "" && !b.Verbatim {
+				markdown = true
+				mermaid = mermaid || hasMermaidFence(b.Source)
+			}
+		}
+		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Scripts: noteScripts(markdown, mermaid), Data: d}, res)
 		return nil
 	})
 }
