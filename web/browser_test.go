@@ -328,6 +328,13 @@ func checkMarkdown(t *testing.T, s *site, b *browser) {
 			t.Errorf("the note's text lacks %q (raw HTML is shown as text): %q", w, got.Text)
 		}
 	}
+	// highlight.js, after marked and mermaid, colours the Go block.
+	if strings.Contains(html, "vendor/highlight.min.js") {
+		b.do(t, "highlight.js colours the note's code", chromedp.WaitVisible("main article.md pre code.language-go .hljs-keyword"))
+		if code := eval[string](t, b, `document.querySelector("main article.md code.language-go").textContent`); code != "func ready() bool { return true }\n" {
+			t.Errorf("the highlighted block reads %q", code)
+		}
+	}
 }
 
 // checkBlockRefs: a document block's [[id]] links to the block it names.

@@ -69,11 +69,12 @@ See [[market-size]].
 `
 
 // plantedNote is markdown the browser renders: a table, a task list, a
-// diagram, and raw HTML and a javascript: link that must not run.
+// diagram, Go code, and raw HTML and a javascript: link that must not run.
 const plantedNote = "# Planted\n\nThe " + plantedWord + " rollout waits for the health check.\n\n" +
 	"| check | budget |\n|---|---|\n| health | 10 ms |\n\n" +
 	"- [x] wire the endpoint\n- [ ] add the readiness probe\n\n" +
 	"```mermaid\ngraph LR\n  lb[load balancer] --> health\n```\n\n" +
+	"```go\nfunc ready() bool { return true }\n```\n\n" +
 	"Raw HTML stays text: <img src=x onerror=\"window.pwned=1\"> and\n\n" +
 	"<script>window.pwned=2</script>\n\n" +
 	"[a bad link](javascript:window.pwned=3) and ~~struck~~.\n"

@@ -583,8 +583,8 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, n)
 			return nil
 		}
-		body, hasMermaid := renderNote(n.Path, n.Content)
-		d := noteData{Note: n, HTML: body, Mermaid: hasMermaid}
+		body, blocks := renderNote(n.Path, n.Content)
+		d := noteData{Note: n, HTML: body, Mermaid: blocks.Mermaid}
 		if tags, ok := n.Frontmatter["tags"].([]any); ok {
 			for _, t := range tags {
 				if s, ok := t.(string); ok {
@@ -593,25 +593,29 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		v := view{Title: n.Path, Nav: "notebook", Data: d}
-		v.Scripts = noteScripts(strings.Contains(string(body), `data-markdown=`), hasMermaid)
+		v.Scripts = noteScripts(strings.Contains(string(body), `data-markdown=`), blocks)
 		s.page(w, r, "note", v, n)
 		return nil
 	})
 }
 
-// noteScripts are the scripts of a page with markdown carriers and
-// diagrams: each library only when make built it in, the markdown
-// renderer before mermaid, which draws the diagrams it leaves as code.
-func noteScripts(markdown, mermaid bool) []string {
+// noteScripts are the scripts of a page with markdown carriers, diagrams
+// and code: each library only when make built it in, in the order they
+// must run: the markdown renderer, then mermaid, which draws the diagrams
+// it leaves as code, then highlight.js, which colours the code left.
+func noteScripts(markdown bool, blocks fenced) []string {
 	var sc []string
 	if markdown {
 		if !hasAsset(markdownScripts[0]) || !hasAsset(markdownScripts[1]) {
-			return nil // the sources are shown, diagrams among them
+			return nil // the sources are shown, diagrams and code among them
 		}
 		sc = append(sc, markdownScripts...)
 	}
-	if mermaid && hasAsset(mermaidScripts[0]) {
+	if blocks.Mermaid && hasAsset(mermaidScripts[0]) {
 		sc = append(sc, mermaidScripts...)
+	}
+	if blocks.Code && hasAsset(codeScripts[0]) {
+		sc = append(sc, codeScripts...)
 	}
 	return sc
 }
@@ -705,14 +709,14 @@ func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
 		if tr, tl, err := st.TranscriptLines(p); err == nil {
 			d.Transcript, d.Timeline = tr, tl
 		}
-		markdown, mermaid := false, false
+		markdown, blocks := false, fenced{}
 		for _, b := range d.Blocks {
 			if b.Source != "" && !b.Verbatim {
 				markdown = true
-				mermaid = mermaid || hasMermaidFence(b.Source)
+				blocks = blocks.or(fences(b.Source))
 			}
 		}
-		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Scripts: noteScripts(markdown, mermaid), Data: d}, res)
+		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Scripts: noteScripts(markdown, blocks), Data: d}, res)
 		return nil
 	})
 }

@@ -25,19 +25,24 @@ var markdownScripts = []string{"vendor/marked.umd.js", "vendor/purify.min.js", "
 // <pre><code class="language-mermaid">; they come after it.
 var mermaidScripts = []string{"vendor/mermaid.min.js", "mermaid-init.js"}
 
+// codeScripts colour the fenced code blocks that name a language; last,
+// when the diagrams' blocks are gone.
+var codeScripts = []string{"vendor/highlight.min.js", "markdown-highlight.js"}
+
 // renderNote turns a notebook note into the HTML the page holds and says
-// whether it holds mermaid diagrams: ```mermaid blocks of markdown, or a
-// whole .mmd file. A diagram is emitted as its source in <pre><code
+// which fenced blocks it holds: mermaid diagrams (```mermaid blocks of
+// markdown, or a whole .mmd file) and code in a named language. A
+// diagram is emitted as its source in <pre><code
 // class="language-mermaid">; mermaid, when its script is there, draws it
 // in place.
-func renderNote(name, content string) (template.HTML, bool) {
+func renderNote(name, content string) (template.HTML, fenced) {
 	switch path.Ext(name) {
 	case ".mmd":
-		return template.HTML(`<pre><code class="language-mermaid">` + html.EscapeString(content) + `</code></pre>`), true //nolint:gosec // escaped
+		return template.HTML(`<pre><code class="language-mermaid">` + html.EscapeString(content) + `</code></pre>`), fenced{Mermaid: true} //nolint:gosec // escaped
 	case ".json":
-		return template.HTML(`<pre><code>` + html.EscapeString(content) + `</code></pre>`), false //nolint:gosec // escaped
+		return template.HTML(`<pre><code>` + html.EscapeString(content) + `</code></pre>`), fenced{} //nolint:gosec // escaped
 	}
-	return markdownCarrier("note", content), hasMermaidFence(content)
+	return markdownCarrier("note", content), fences(content)
 }
 
 // renderMarkdown is a block of a document; the browser links its [[id]]
@@ -52,26 +57,41 @@ func markdownCarrier(kind, src string) template.HTML {
 	return template.HTML(`<pre class="md-source" data-markdown="` + kind + `">` + html.EscapeString(src) + `</pre>`) //nolint:gosec // escaped
 }
 
-// hasMermaidFence says whether markdown holds a fenced block whose info
-// string starts with "mermaid". It may say yes for such a line inside
-// another fence; that only loads mermaid for nothing.
-func hasMermaidFence(src string) bool {
+// fenced says which scripts a markdown source's fenced blocks need.
+type fenced struct {
+	Mermaid bool // a ```mermaid block
+	Code    bool // a block in another named language
+}
+
+func (f fenced) or(g fenced) fenced {
+	return fenced{Mermaid: f.Mermaid || g.Mermaid, Code: f.Code || g.Code}
+}
+
+// fences finds the fenced blocks of markdown that name a language by
+// their opening lines. A line inside another fence that looks like one
+// counts too; that only loads a script for nothing.
+func fences(src string) fenced {
+	var f fenced
 	for line := range strings.Lines(src) {
 		l := strings.TrimLeft(line, " ")
 		if len(line)-len(l) > 3 {
 			continue
 		}
-		fence := strings.TrimLeft(l, "`")
-		if len(l)-len(fence) < 3 {
-			fence = strings.TrimLeft(l, "~")
-			if len(l)-len(fence) < 3 {
+		rest := strings.TrimLeft(l, "`")
+		if len(l)-len(rest) < 3 {
+			rest = strings.TrimLeft(l, "~")
+			if len(l)-len(rest) < 3 {
 				continue
 			}
 		}
-		info := strings.TrimLeft(fence, " \t")
-		if rest, ok := strings.CutPrefix(info, "mermaid"); ok && (rest == "" || strings.ContainsRune(" \t\r\n{", rune(rest[0]))) {
-			return true
+		lang, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		lang, _, _ = strings.Cut(lang, "{")
+		switch {
+		case lang == "mermaid":
+			f.Mermaid = true
+		case lang != "":
+			f.Code = true
 		}
 	}
-	return false
+	return f
 }

@@ -86,7 +86,7 @@ func checkMarkdownSource(t *testing.T, s *site) {
 		}
 	}
 	if strings.Contains(note, "vendor/marked.umd.js") {
-		order := []string{"vendor/marked.umd.js", "vendor/purify.min.js", "markdown-init.js", "vendor/mermaid.min.js", "mermaid-init.js"}
+		order := []string{"vendor/marked.umd.js", "vendor/purify.min.js", "markdown-init.js", "vendor/mermaid.min.js", "mermaid-init.js", "vendor/highlight.min.js", "markdown-highlight.js"}
 		last := -1
 		for _, sc := range order {
 			i := strings.Index(note, `<script src="/assets/`+sc+`" defer>`)
