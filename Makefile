@@ -95,8 +95,9 @@ bench: build
 	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO))
 
 # Self-contained release archives in dist/ (static libgit2 and C library,
-# a man page, SHA256SUMS); ARCHES="amd64 arm64" cross-compiles arm64 too.
-dist: deps
+# the web view's scripts built in, a man page, SHA256SUMS); ARCHES="amd64
+# arm64" cross-compiles arm64 too.
+dist: deps web-assets
 	./scripts/dist.sh $(ARCHES)
 
 # Installs git-gloss and its man page (PREFIX defaults to /usr/local for

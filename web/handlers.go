@@ -593,7 +593,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		v := view{Title: n.Path, Nav: "notebook", Data: d}
-		v.Scripts = noteScripts(strings.Contains(string(body), `data-markdown=`), blocks)
+		v.Scripts = noteScripts(strings.Contains(string(body), `data-markdown=`), blocks, hasAsset)
 		s.page(w, r, "note", v, n)
 		return nil
 	})
@@ -603,18 +603,18 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 // and code: each library only when make built it in, in the order they
 // must run: the markdown renderer, then mermaid, which draws the diagrams
 // it leaves as code, then highlight.js, which colours the code left.
-func noteScripts(markdown bool, blocks fenced) []string {
+func noteScripts(markdown bool, blocks fenced, has func(asset string) bool) []string {
 	var sc []string
 	if markdown {
-		if !hasAsset(markdownScripts[0]) || !hasAsset(markdownScripts[1]) {
+		if !has(markdownScripts[0]) || !has(markdownScripts[1]) {
 			return nil // the sources are shown, diagrams and code among them
 		}
 		sc = append(sc, markdownScripts...)
 	}
-	if blocks.Mermaid && hasAsset(mermaidScripts[0]) {
+	if blocks.Mermaid && has(mermaidScripts[0]) {
 		sc = append(sc, mermaidScripts...)
 	}
-	if blocks.Code && hasAsset(codeScripts[0]) {
+	if blocks.Code && has(codeScripts[0]) {
 		sc = append(sc, codeScripts...)
 	}
 	return sc
@@ -716,7 +716,7 @@ func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
 				blocks = blocks.or(fences(b.Source))
 			}
 		}
-		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Scripts: noteScripts(markdown, blocks), Data: d}, res)
+		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Scripts: noteScripts(markdown, blocks, hasAsset), Data: d}, res)
 		return nil
 	})
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -40,5 +41,44 @@ func TestRenderNoteSendsSource(t *testing.T) {
 	}
 	if h := renderMarkdown("See [[x]]."); string(h) != `<pre class="md-source" data-markdown="doc">See [[x]].</pre>` {
 		t.Errorf("renderMarkdown = %s", h)
+	}
+}
+
+// TestNoteScripts: the scripts come in the order they must run, each only
+// when its library is built in; without marked or DOMPurify none runs, so
+// the sources stay as served, diagrams and code among them.
+func TestNoteScripts(t *testing.T) {
+	t.Parallel()
+	all := func(string) bool { return true }
+	only := func(names ...string) func(string) bool {
+		return func(a string) bool {
+			for _, n := range names {
+				if a == n {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	both := fenced{Mermaid: true, Code: true}
+	for _, c := range []struct {
+		name     string
+		markdown bool
+		blocks   fenced
+		has      func(string) bool
+		want     []string
+	}{
+		{"everything", true, both, all, []string{"vendor/marked.umd.js", "vendor/purify.min.js", "markdown-init.js",
+			"vendor/mermaid.min.js", "mermaid-init.js", "vendor/highlight.min.js", "markdown-highlight.js"}},
+		{"plain markdown", true, fenced{}, all, []string{"vendor/marked.umd.js", "vendor/purify.min.js", "markdown-init.js"}},
+		{"no vendor files", true, both, only(), nil},
+		{"no DOMPurify", true, both, only("vendor/marked.umd.js", "vendor/mermaid.min.js", "vendor/highlight.min.js"), nil},
+		{"no mermaid", true, both, only("vendor/marked.umd.js", "vendor/purify.min.js", "vendor/highlight.min.js"),
+			[]string{"vendor/marked.umd.js", "vendor/purify.min.js", "markdown-init.js", "vendor/highlight.min.js", "markdown-highlight.js"}},
+		{".mmd note", false, fenced{Mermaid: true}, all, []string{"vendor/mermaid.min.js", "mermaid-init.js"}},
+	} {
+		if got := noteScripts(c.markdown, c.blocks, c.has); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: scripts %v, want %v", c.name, got, c.want)
+		}
 	}
 }
