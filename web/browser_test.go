@@ -225,7 +225,7 @@ func TestBrowser(t *testing.T) {
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
 		return err
 	}))
-	for _, p := range []struct{ name, path string }{{"file-dark", "/file/server/server.go"}, {"overview-dark", "/"}, {"tasks-dark", "/tasks"}} {
+	for _, p := range []struct{ name, path string }{{"file-dark", "/file/server/server.go"}, {"overview-dark", "/"}, {"tasks-dark", "/tasks"}, {"note-dark", "/note/" + notePath}} {
 		b.do(t, p.name, chromedp.Navigate(s.base+p.path), chromedp.WaitVisible("main h1"))
 		for _, v := range b.axe(t, axeJS) {
 			t.Errorf("%s (%s, dark): accessibility: %s (%s, %s) at %v", p.name, p.path, v.ID, v.Impact, v.Help, v.Nodes)
