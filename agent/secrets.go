@@ -36,29 +36,29 @@ var (
 )
 
 // loadRules parses and compiles gitleaks' default configuration once per
-// process (a few hundred regular expressions: tens of milliseconds), on a
-// private viper instance so that nothing else's settings leak in.
+// process (a few hundred regular expressions: tens of milliseconds).
 func loadRules() (*config.Config, error) {
-	rulesOnce.Do(func() {
-		v := viper.New()
-		v.SetConfigType("toml")
-		if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
-			rulesErr = err
-			return
-		}
-		var vc config.ViperConfig
-		if err := v.Unmarshal(&vc); err != nil {
-			rulesErr = err
-			return
-		}
-		cfg, err := vc.Translate()
-		if err != nil {
-			rulesErr = err
-			return
-		}
-		rules = &cfg
-	})
+	rulesOnce.Do(func() { rules, rulesErr = parseRules(config.DefaultConfig) })
 	return rules, rulesErr
+}
+
+// parseRules reads a gitleaks configuration on a private viper instance,
+// so that nothing else's settings leak in.
+func parseRules(toml string) (*config.Config, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(toml)); err != nil {
+		return nil, err
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return nil, err
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return nil, err
+	}
+	return &cfg, nil
 }
 
 // finding is one secret: the rule that found it, the whole match, and the

@@ -117,7 +117,12 @@ func secretCorpus() []secretCase {
 			text:    "RUN --mount=type=secret,id=x make\napi_key = \"" + gen(45, alnum, 30) + "\"",
 			differs: "detect's line for a last line with no newline is the text from its start",
 		},
-		{name: "docker secret mount on the secret's line", text: "RUN --mount=type=secret,id=x api_key=" + gen(46, alnum, 30) + " make\n", none: true},
+		{name: "docker secret mount on the secret's line", text: "RUN --mount=type=secret,id=" + gen(46, alnum, 30) + " make\n", none: true},
+		{name: "javascript import of names like keys", text: "import { Tokenize, Kp9Xw2Lm7Qz4 } from 'lib'\n", none: true},
+		{name: "generic key, entropy just above the threshold", text: `api_key = "Kp9Xw2Lm7Qz4"`},
+		{name: "generic key, entropy just below the threshold", text: `api_key = "Kp9Xw2Lm7Qz"`, none: true},
+		{name: "generic key excused by a global regex", text: `api_key = "Xk9falseQz7Lm2Pw8Rt4"`, none: true},
+		{name: "generic key excused by a global stop word", text: `secret_key = "abcdefghijklmnopqrstuvwxyz0123456789"`, none: true},
 		{name: "multi-line prompt", text: "Fix the deploy script.\n\nIt fails with 403 using " + ghp + ".\nThe AWS key is " + akia + " and the slack hook " + webhook + "\nThanks!"},
 		{name: "prompt with code and no secret", text: "func main() {\n\tkey := os.Getenv(\"KEY\")\n\tfmt.Println(len(key))\n}\n", none: true},
 		{name: "plain prose", text: "Refactor the parser so that it handles nested blocks, then add tests.", none: true},
@@ -242,4 +247,66 @@ func BenchmarkRedact(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// A composite rule's match counts for gitleaks only with its companions
+// near it; gloss redacts it alone too (secrets.go says why).
+func TestCompositeRuleRedactsThePrimaryAlone(t *testing.T) {
+	t.Parallel()
+	const toml = `
+[[rules]]
+id = "acme-key"
+regex = '''acme_[a-z0-9]{16}'''
+keywords = ["acme_"]
+[[rules.required]]
+id = "acme-account"
+withinLines = 1
+
+[[rules]]
+id = "acme-account"
+regex = '''account=[0-9]{6}'''
+skipReport = true
+`
+	cfg, err := parseRules(toml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := detect.NewDetector(*cfg)
+	primary := "acme_" + gen(60, "abcdefghijklmnopqrstuvwxyz0123456789", 16)
+	for _, c := range []struct {
+		text         string
+		gitleaksFind bool
+	}{
+		{"key " + primary + "\naccount=123456\n", true},
+		{"key " + primary + "\n\n\naccount=123456\n", false},
+		{"key " + primary + " alone\n", false},
+	} {
+		want := map[secretKey]bool{}
+		for _, f := range d.DetectString(c.text) {
+			want[secretKey{f.RuleID, f.Secret}] = true
+		}
+		got := map[secretKey]bool{}
+		for _, f := range findSecrets(cfg, c.text) {
+			got[secretKey{f.rule, f.secret}] = true
+		}
+		only := map[secretKey]bool{{"acme-key", primary}: true}
+		if c.gitleaksFind != (len(want) > 0) || (len(want) > 0 && !equalKeys(want, only)) {
+			t.Errorf("%q: gitleaks finds %q", c.text, keys(want))
+		}
+		if !equalKeys(got, only) {
+			t.Errorf("%q: gloss finds %q, want the primary alone", c.text, keys(got))
+		}
+	}
+}
+
+func equalKeys(a, b map[secretKey]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
 }
