@@ -3,6 +3,7 @@ module github.com/gloss-dev/gloss
 go 1.25.0
 
 require (
+	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/BurntSushi/toml v1.5.0
 	github.com/alecthomas/kong v1.17.0
 	github.com/chromedp/cdproto v0.159.3
@@ -31,7 +32,6 @@ require (
 
 require (
 	dario.cat/mergo v1.0.1 // indirect
-	github.com/BobuSumisu/aho-corasick v1.0.3 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
 	github.com/Masterminds/semver/v3 v3.3.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect

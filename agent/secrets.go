@@ -2,9 +2,11 @@ package agent
 
 import (
 	"math"
+	"sort"
 	"strings"
 	"sync"
 
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 )
@@ -29,22 +31,31 @@ import (
 //     line with no newline after it, so that a gitleaks:allow anywhere
 //     above excuses it.
 
+// ruleSet is a loaded gitleaks configuration, ready to match.
+type ruleSet struct {
+	cfg   *config.Config
+	rules []config.Rule // in the configuration's order, so results are stable
+	// keywords finds, in one pass, which rules' keywords a text holds; the
+	// same Aho-Corasick package gitleaks' config uses for stop words.
+	keywords *ahocorasick.Trie
+}
+
 var (
 	rulesOnce sync.Once
-	rules     *config.Config
+	rules     *ruleSet
 	rulesErr  error
 )
 
 // loadRules parses and compiles gitleaks' default configuration once per
 // process (a few hundred regular expressions: tens of milliseconds).
-func loadRules() (*config.Config, error) {
+func loadRules() (*ruleSet, error) {
 	rulesOnce.Do(func() { rules, rulesErr = parseRules(config.DefaultConfig) })
 	return rules, rulesErr
 }
 
 // parseRules reads a gitleaks configuration on a private viper instance,
 // so that nothing else's settings leak in.
-func parseRules(toml string) (*config.Config, error) {
+func parseRules(toml string) (*ruleSet, error) {
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(strings.NewReader(toml)); err != nil {
@@ -58,7 +69,16 @@ func parseRules(toml string) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cfg, nil
+	words := make([]string, 0, len(cfg.Keywords))
+	for k := range cfg.Keywords { // Translate lower-cases keywords
+		words = append(words, k)
+	}
+	sort.Strings(words)
+	return &ruleSet{
+		cfg:      &cfg,
+		rules:    cfg.GetOrderedRules(),
+		keywords: ahocorasick.NewTrieBuilder().AddStrings(words).Build(),
+	}, nil
 }
 
 // finding is one secret: the rule that found it, the whole match, and the
@@ -71,19 +91,24 @@ type finding struct {
 const allowSignature = "gitleaks:allow"
 
 // findSecrets returns what the rule set finds in text.
-func findSecrets(cfg *config.Config, text string) []finding {
+func findSecrets(rs *ruleSet, text string) []finding {
 	lower := strings.ToLower(text)
+	present := make(map[string]bool)
+	for _, m := range rs.keywords.MatchString(lower) {
+		present[m.MatchString()] = true
+	}
 	var found []finding
-	for _, r := range cfg.GetOrderedRules() {
-		if applies(r, lower) {
-			found = append(found, matchRule(cfg, r, text)...)
+	for _, r := range rs.rules {
+		if applies(r, present) {
+			found = append(found, matchRule(rs.cfg, r, text)...)
 		}
 	}
 	return dropCoveredGeneric(found)
 }
 
-// applies reports whether rule r is run on the text at all.
-func applies(r config.Rule, lower string) bool {
+// applies reports whether rule r is run on a text holding the keywords
+// present.
+func applies(r config.Rule, present map[string]bool) bool {
 	// Companion-only rules exist for composite rules; gloss reports those
 	// rules' primary matches on their own (see above), so these add nothing.
 	if r.SkipReport || r.Regex == nil {
@@ -96,8 +121,8 @@ func applies(r config.Rule, lower string) bool {
 	if len(r.Keywords) == 0 {
 		return true
 	}
-	for _, k := range r.Keywords { // Translate lower-cases keywords
-		if strings.Contains(lower, k) {
+	for _, k := range r.Keywords {
+		if present[k] {
 			return true
 		}
 	}

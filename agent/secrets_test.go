@@ -271,7 +271,7 @@ skipReport = true
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := detect.NewDetector(*cfg)
+	d := detect.NewDetector(*cfg.cfg)
 	primary := "acme_" + gen(60, "abcdefghijklmnopqrstuvwxyz0123456789", 16)
 	for _, c := range []struct {
 		text         string
