@@ -16,20 +16,24 @@ import (
 // semantics of gitleaks' detect package (v8.30.1, detect.go) for one text
 // with no file path and no commit. gitleaks' detect package is not linked:
 // it brings its archive readers, report templates and terminal styling,
-// whose package initialisation (~2.3 ms) and ~6 MB every git-gloss process
+// whose package initialisation (~2 ms) and ~4 MB every git-gloss process
 // paid, each hook included, although only the prompt event redacts. The
 // config package alone costs ~0.5 ms. agent/secrets_test.go checks this
 // matcher against detect on a corpus, and archtest keeps detect out.
 //
-// Where gloss differs from detect, it finds more, never less — for a
+// gloss differs from detect in two places, both to hide more — for a
 // redactor, hiding too much is safe and hiding too little is not:
-//   - composite rules (rules with required companions) report their
-//     primary match even when the companions are absent;
-//   - the "line" of a finding (for the gitleaks:allow signature and for
-//     allowlists aimed at the line) is the lines the match spans. detect
-//     takes the text from its very beginning when the match is on a last
-//     line with no newline after it, so that a gitleaks:allow anywhere
-//     above excuses it.
+//   - a composite rule (one with required companion rules) reports its
+//     primary match even when the companions are absent; companion-only
+//     rules (skipReport) are therefore not run;
+//   - the "line" of a finding (checked for the gitleaks:allow signature
+//     and by allowlists aimed at the line) is the whole lines the match
+//     spans, as detect takes it in a text that ends in a newline. On a last
+//     line with no newline after it, detect takes the line to start at the
+//     beginning of the text, so that a gitleaks:allow anywhere above
+//     excuses a secret there.
+// No decoding passes: detect makes none either unless MaxDecodeDepth is
+// set, and NewDetectorDefaultConfig leaves it at 0.
 
 // ruleSet is a loaded gitleaks configuration, ready to match.
 type ruleSet struct {
@@ -109,8 +113,8 @@ func findSecrets(rs *ruleSet, text string) []finding {
 // applies reports whether rule r is run on a text holding the keywords
 // present.
 func applies(r config.Rule, present map[string]bool) bool {
-	// Companion-only rules exist for composite rules; gloss reports those
-	// rules' primary matches on their own (see above), so these add nothing.
+	// Companion-only rules serve composite rules, whose primary matches
+	// gloss reports on their own (see above).
 	if r.SkipReport || r.Regex == nil {
 		return false
 	}
