@@ -5,11 +5,12 @@ import (
 	"html"
 	"html/template"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // Markdown is goldmark (github.com/yuin/goldmark): CommonMark-compliant,
@@ -47,4 +48,4 @@ func renderMarkdown(src string) template.HTML {
 	return template.HTML(blockRef.ReplaceAllString(string(h), `<a href="#b-$1">[[$1]]</a>`)) //nolint:gosec // ids are [A-Za-z0-9_.:-]
 }
 
-var blockRef = regexp.MustCompile(`\[\[([A-Za-z0-9_.:-]+)\]\]`)
+var blockRef = lazyregexp.New(`\[\[([A-Za-z0-9_.:-]+)\]\]`)
