@@ -87,7 +87,8 @@ func summaries(t *testing.T, repo *gitops.Repo, commit string) (bySource map[str
 
 // TestDeferredWorkerKilledLosesNoRecord kills the post-commit worker with
 // SIGKILL while it holds a commit's job, and checks that the next commit's
-// worker annotates both, each with the agent context staged for it, once.
+// worker annotates both, each with the agent context staged for it, once,
+// and attributes both.
 func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	t.Parallel()
 	fx := setupRepo(t)
@@ -146,6 +147,9 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 		if len(agent) != 1 || agent[0] != want {
 			t.Errorf("%.8s: agent regions %q, want %q", commit, agent, want)
 		}
+		if got := attributionRecords(t, repo, commit); len(got) != 1 || got[0] != attribution.SourceHook {
+			t.Errorf("%.8s: attribution records from %v, want one from the hook", commit, got)
+		}
 	}
 
 	// A job run again (a worker killed after the notes write, before the
@@ -156,6 +160,9 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	fx.MustGloss("hook-worker")
 	if by, agent := summaries(t, repo, first); by[annotate.SourceHook] != 1 || len(agent) != 1 {
 		t.Errorf("after a second run: summaries %v, agent regions %q", by, agent)
+	}
+	if got := attributionRecords(t, repo, first); len(got) != 1 {
+		t.Errorf("after a second run: attribution records from %v, want one", got)
 	}
 	if q := annotate.Queued(repo); len(q) != 0 {
 		t.Errorf("still queued: %v", q)
