@@ -404,3 +404,41 @@ func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
 	}
 	waitQueueDrained(t, repo, lock)
 }
+
+// TestDeferredCherryPickCarriesAttribution cherry-picks an agent's commit
+// in a repository that defers its hooks: the worker writes the annotations
+// carried from the picked commit before the attribution, which reads
+// from them where the commit came from, so the agent's lines stay the
+// agent's though the capture was consumed long before.
+func TestDeferredCherryPickCarriesAttribution(t *testing.T) {
+	t.Parallel()
+	fx := setupRepo(t)
+	fx.Git("config", "gloss.deferHooks", "true")
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	branch := fx.Git("branch", "--show-current")
+
+	fx.Git("checkout", "-q", "-b", "side")
+	codexWrites(t, fx, "s2", "p.go", "package p\n\nfunc P() int {\n\treturn 42\n}\n")
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", "agent")
+	waitQueueDrained(t, repo, lock)
+	fx.Git("checkout", "-q", branch)
+	fx.Commit("meanwhile", map[string]string{"m.txt": "by hand\n"})
+	fx.Git("cherry-pick", "side")
+	picked := fx.Git("rev-parse", "HEAD")
+	waitQueueDrained(t, repo, lock)
+
+	if got := attributionRecords(t, repo, picked); len(got) != 1 || got[0] != attribution.SourceCherryPick {
+		t.Errorf("picked %.8s: attribution records from %v, want one carried by the cherry-pick", picked, got)
+	}
+	codex := "ai/codex/gpt-5-codex/s2"
+	want := []string{codex, codex, codex, codex, codex}
+	if got := contributors(t, fx, "p.go", picked); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("p.go after the cherry-pick: %q, want %q", got, want)
+	}
+}
