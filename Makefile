@@ -21,20 +21,24 @@ build: deps githooks web-assets
 	go build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/git-gloss
 
 # JavaScript for git gloss serve comes from the npm registry through
-# web/js/package-lock.json, never copied into the repository: mermaid and
-# highlight.js are built into the embedded assets here (a binary built
-# without them shows diagrams as source and code uncoloured); axe-core
-# stays in node_modules for the browser test. Highlighting is in the
-# browser so that no Go highlighter's package init (chroma's: ~10 ms)
-# runs on every hook.
-WEB_VENDOR := web/assets/vendor/mermaid.min.js web/assets/vendor/highlight.min.js
+# web/js/package-lock.json, never copied into the repository: mermaid,
+# highlight.js, marked and DOMPurify are built into the embedded assets
+# here (a binary built without them shows diagrams and markdown as source
+# and code uncoloured); axe-core stays in node_modules for the browser
+# test. Highlighting and markdown are in the browser so that no Go
+# highlighter's or markdown parser's package init (chroma's: ~10 ms,
+# goldmark's: ~1 ms) runs on every hook.
+WEB_VENDOR := web/assets/vendor/mermaid.min.js web/assets/vendor/highlight.min.js \
+	web/assets/vendor/marked.umd.js web/assets/vendor/purify.min.js
 web-assets: $(WEB_VENDOR)
 $(WEB_VENDOR) &: web/js/package-lock.json
 	@if (cd web/js && npm ci --no-audit --no-fund --silent); then \
 		cp web/js/node_modules/mermaid/dist/mermaid.min.js web/assets/vendor/mermaid.min.js; \
 		cp web/js/node_modules/@highlightjs/cdn-assets/highlight.min.js web/assets/vendor/highlight.min.js; \
+		cp web/js/node_modules/marked/lib/marked.umd.js web/assets/vendor/marked.umd.js; \
+		cp web/js/node_modules/dompurify/dist/purify.min.js web/assets/vendor/purify.min.js; \
 	else \
-		echo "web-assets: npm ci failed; building without mermaid and highlight.js (serve shows diagrams as source, code uncoloured)" >&2; \
+		echo "web-assets: npm ci failed; building without mermaid, highlight.js, marked and DOMPurify (serve shows diagrams and markdown as source, code uncoloured)" >&2; \
 	fi
 
 # The main job: a real repository, gloss set up, hooked commits, reads
@@ -93,8 +97,9 @@ bench: build
 	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO))
 
 # Self-contained release archives in dist/ (static libgit2 and C library,
-# a man page, SHA256SUMS); ARCHES="amd64 arm64" cross-compiles arm64 too.
-dist: deps
+# the web view's scripts built in, a man page, SHA256SUMS); ARCHES="amd64
+# arm64" cross-compiles arm64 too.
+dist: deps web-assets
 	./scripts/dist.sh $(ARCHES)
 
 # Installs git-gloss and its man page (PREFIX defaults to /usr/local for

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // Agents gloss answers, by the name `--agent` takes.
@@ -269,7 +270,7 @@ func structuredPatchAdded(resp json.RawMessage) (added []int, ok bool) {
 	return added, true
 }
 
-var hunkHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
+var hunkHeader = lazyregexp.New(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
 
 // fileDiffAdded reads the lines an edit added from Gemini CLI's
 // tool_response.returnDisplay.fileDiff (a unified diff of the file).

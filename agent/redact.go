@@ -3,30 +3,15 @@ package agent
 import (
 	"sort"
 	"strings"
-	"sync"
-
-	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
-// Redaction uses gitleaks' detector with its default configuration: the
-// rule set the gitleaks project maintains (a few hundred rules for cloud
-// keys, tokens, private keys, generic credentials, with entropy checks and
+// Redaction uses gitleaks' rule set, its default configuration: the
+// rules the gitleaks project maintains (a few hundred, for cloud keys,
+// tokens, private keys, generic credentials, with entropy checks and
 // allowlists), updated with each release. Hand-written patterns would lag
 // behind it. Loading it compiles the rules (tens of milliseconds), so only
-// the events that store text — a prompt, a commit — pay for it.
-
-var (
-	detectorOnce sync.Once
-	detector     *detect.Detector
-	detectorErr  error
-)
-
-func loadDetector() (*detect.Detector, error) {
-	detectorOnce.Do(func() {
-		detector, detectorErr = detect.NewDetectorDefaultConfig()
-	})
-	return detector, detectorErr
-}
+// the events that store text — a prompt, a commit — pay for it. The rules
+// are matched in secrets.go.
 
 // Redact replaces every secret the rule set finds in s with
 // [REDACTED:<rule>]. When the rule set cannot be loaded it returns "" and
@@ -35,7 +20,7 @@ func Redact(s string) (string, error) {
 	if s == "" {
 		return "", nil
 	}
-	d, err := loadDetector()
+	cfg, err := loadRules()
 	if err != nil {
 		return "", err
 	}
@@ -43,13 +28,13 @@ func Redact(s string) (string, error) {
 		secret, rule string
 	}
 	var found []span
-	for _, f := range d.DetectString(s) {
-		secret := f.Secret
+	for _, f := range findSecrets(cfg, s) {
+		secret := f.secret
 		if secret == "" {
-			secret = f.Match
+			secret = f.match
 		}
 		if secret != "" {
-			found = append(found, span{secret, f.RuleID})
+			found = append(found, span{secret, f.rule})
 		}
 	}
 	// Longest first, so a secret inside a longer match is not left half done.

@@ -39,6 +39,15 @@ type Job struct {
 	// Agent is what the agent hooks captured for this commit, read from
 	// the capture store when it was made (the store moves on).
 	Agent []AgentWork `json:"agent,omitempty"`
+	// Attribution is the commit's line attribution, decided at commit time
+	// by package attribution (its Job), which sits above annotate: the
+	// queue keeps it as opaque bytes and the worker hands it back, to run
+	// after the annotation, whose carried records it reads. Absent in a
+	// job queued before attribution was deferred (the hook attributed it).
+	Attribution json.RawMessage `json:"attribution,omitempty"`
+	// NotAnnotated marks a job queued for its attribution alone: the
+	// commit's annotations come another way (an amend's from post-rewrite).
+	NotAnnotated bool `json:"notAnnotated,omitempty"`
 }
 
 // PreparePostCommit decides what annotating the commit HEAD now points to
@@ -82,6 +91,9 @@ func PreparePostCommit(repo *gitops.Repo, annotator string, work []AgentWork) (*
 // short, it writes what is missing: the records one Append wrote are all
 // there or none.
 func RunJob(ctx context.Context, repo *gitops.Repo, job *Job) error {
+	if job.NotAnnotated {
+		return nil
+	}
 	commit, err := repo.LookupCommit(job.Commit)
 	if err != nil {
 		return err

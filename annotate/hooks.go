@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/lazyregexp"
 	"github.com/gloss-dev/gloss/notes"
 )
 
@@ -111,7 +111,7 @@ func PostRewrite(ctx context.Context, repo *gitops.Repo, kind string, pairs [][2
 	return errors.Join(problems...)
 }
 
-var squashLine = regexp.MustCompile(`(?m)^commit ([0-9a-f]{40})$`)
+var squashLine = lazyregexp.New(`(?m)^commit ([0-9a-f]{40})$`)
 
 // squashState is what prepare-commit-msg leaves for post-commit when a
 // `git merge --squash` is being committed.

@@ -1,8 +1,9 @@
 package annotate
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // The trailers gloss reads from commit messages. Keys are
@@ -33,9 +34,9 @@ var trailerKeys = map[string]string{
 // TrailerKeys lists the documented trailer names, for help texts.
 const TrailerKeys = "Intent, Reasoning, Constraint, Rejected, Risk, Depends-On, Tags"
 
-var trailerLine = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9-]*):\s*(.*)$`)
+var trailerLine = lazyregexp.New(`^([A-Za-z][A-Za-z0-9-]*):\s*(.*)$`)
 
-var cherryPickLine = regexp.MustCompile(`\(cherry picked from commit ([0-9a-f]{7,64})\)`)
+var cherryPickLine = lazyregexp.New(`\(cherry picked from commit ([0-9a-f]{7,64})\)`)
 
 // message is a commit message taken apart.
 type message struct {

@@ -46,6 +46,7 @@ var table = map[string]row{
 	"buildinfo":   {rank: leaf},
 	"detach":      {rank: leaf},
 	"editdist":    {rank: leaf},
+	"lazyregexp":  {rank: leaf},
 	"fault":       {rank: leaf},
 	"frontmatter": {rank: leaf},
 	"schemas":     {rank: leaf},
@@ -61,17 +62,17 @@ var table = map[string]row{
 	// config sits just above it.
 	"config": {rank: settings, imports: []string{"fault", "gitops", "safepath"}},
 
-	"annotate":    {rank: capability, imports: []string{"atomicfile", "editdist", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
-	"attribution": {rank: capability, imports: []string{"annotate", "buildinfo", "fault", "gitops", "notes", "safepath", "schemas"}},
-	"noma":        {rank: capability, imports: []string{"atomicfile", "buildinfo", "editdist", "fault", "gitops", "safepath", "schemas"}},
+	"annotate":    {rank: capability, imports: []string{"atomicfile", "editdist", "fault", "gitops", "lazyregexp", "notes", "safepath", "schemas", "treesitter"}},
+	"attribution": {rank: capability, imports: []string{"annotate", "buildinfo", "fault", "gitops", "lazyregexp", "notes", "safepath", "schemas"}},
+	"noma":        {rank: capability, imports: []string{"atomicfile", "buildinfo", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
 	"notebook":    {rank: capability, imports: []string{"atomicfile", "config", "fault", "frontmatter", "gitops", "safepath", "schemas"}},
 	"reconcile":   {rank: capability, imports: []string{"atomicfile", "buildinfo", "fault", "gitops", "notes", "safepath", "schemas", "spec"}},
-	"spec":        {rank: capability, imports: []string{"config", "editdist", "fault", "gitops", "safepath", "schemas"}},
-	"tasks":       {rank: capability, imports: []string{"annotate", "atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "safepath", "schemas"}},
+	"spec":        {rank: capability, imports: []string{"config", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
+	"tasks":       {rank: capability, imports: []string{"annotate", "atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "lazyregexp", "safepath", "schemas"}},
 	"why":         {rank: capability, imports: []string{"annotate", "attribution", "config", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
 
-	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "why"}},
-	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "noma", "notes", "reconcile", "schemas", "tasks"}},
+	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "lazyregexp", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "why"}},
+	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},
 	"setup": {rank: workflow, imports: []string{"atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
 	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "detach", "gitops", "reconcile", "setup"}},

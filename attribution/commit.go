@@ -312,45 +312,112 @@ func (ra regionsByAgent) at(path string, line int) *Contributor {
 	return nil
 }
 
-// PostCommit attributes the commit HEAD now points to. It runs after the
-// annotations of the commit are written, and reads from them how the
-// commit was made: records carried from a squash or a cherry-pick name
-// their sources, whose attribution is carried over. An amend carries the
-// amended commit's attribution (HEAD@{1}); a commit inside a rebase is left
-// to post-rewrite.
+// PostCommit attributes the commit HEAD now points to: PrepareJob, then
+// RunJob, at once. It runs after the annotations of the commit are
+// written, and reads from them how the commit was made: records carried
+// from a squash or a cherry-pick name their sources, whose attribution is
+// carried over. An amend carries the amended commit's attribution
+// (HEAD@{1}); a commit inside a rebase is left to post-rewrite.
 func PostCommit(ctx context.Context, repo *gitops.Repo) error {
+	job, err := PrepareJob(ctx, repo)
+	if err != nil || job == nil {
+		return err
+	}
+	return RunJob(ctx, repo, job)
+}
+
+// Job is the attribution of one commit, decided at commit time: what it
+// draws on from state that moves on once the commit is made — the agent
+// capture store (the post-commit hook consumes it), the reflog (an
+// amend's old commit is HEAD@{1} only until the next commit) and the
+// hook's environment. RunJob does the rest, at once or later in a
+// detached worker, which queues the job with the commit's annotation
+// job (package hooks glues the two: annotate sits below attribution and
+// keeps this part as opaque bytes).
+type Job struct {
+	Commit string  `json:"commit"`
+	Claims []Claim `json:"claims,omitempty"`
+	// Amended is the commit an amend replaced.
+	Amended string `json:"amended,omitempty"`
+	// Env holds the agent signal of the hook's environment (GLOSS_AGENT,
+	// GLOSS_MODEL, GLOSS_SESSION), where set.
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// envSignal are the environment variables signalOf reads.
+var envSignal = []string{"GLOSS_AGENT", "GLOSS_MODEL", "GLOSS_SESSION"}
+
+// PrepareJob decides what attributing the commit HEAD now points to
+// takes. It returns nil when the commit is post-rewrite's (in a rebase).
+func PrepareJob(ctx context.Context, repo *gitops.Repo) (*Job, error) {
 	if repo.RebaseInProgress() {
-		return nil
+		return nil, nil
 	}
 	head, err := repo.Head()
 	if err != nil || head == "" {
-		return err
-	}
-	// git can make a commit again byte for byte (a cherry-pick onto the
-	// same parent in the same second gives the same id): the commit keeps
-	// the attribution it has, which a fresh computation without the
-	// consumed capture would only contradict.
-	if have, err := notes.Open(repo, Ref).Read([]string{head}); err == nil && len(have[head]) > 0 {
-		return nil
+		return nil, err
 	}
 	claims, err := pendingClaims(repo)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	comp := computation{claims: claims, env: os.Getenv, source: SourceHook}
+	job := &Job{Commit: head, Claims: claims}
+	for _, k := range envSignal {
+		if v := os.Getenv(k); v != "" {
+			if job.Env == nil {
+				job.Env = map[string]string{}
+			}
+			job.Env[k] = v
+		}
+	}
 	if strings.HasPrefix(repo.LastReflogMessage(), "commit (amend)") {
 		out, err := repo.Git(ctx, "rev-parse", "--verify", "-q", "HEAD@{1}")
 		if old := strings.TrimSpace(string(out)); err == nil && old != "" && old != head {
-			_, err := carry(ctx, repo, []string{old}, head, SourceAmend, comp, true)
-			return err
+			job.Amended = old
 		}
+	}
+	return job, nil
+}
+
+// RunJob attributes the job's commit. It reads the commit's annotations,
+// so it runs after they are written. A commit that has its attribution
+// keeps it: run again after a run cut short, RunJob writes nothing twice,
+// and a commit git made again byte for byte (a cherry-pick onto the same
+// parent in the same second gives the same id) keeps the attribution a
+// fresh computation without the consumed capture would only contradict.
+func RunJob(ctx context.Context, repo *gitops.Repo, job *Job) error {
+	head := job.Commit
+	if have, err := notes.Open(repo, Ref).Read([]string{head}); err == nil && attributes(have[head], head) {
+		return nil
+	}
+	env := func(k string) string { return job.Env[k] }
+	comp := computation{claims: job.Claims, env: env, source: SourceHook}
+	if job.Amended != "" {
+		_, err := carry(ctx, repo, []string{job.Amended}, head, SourceAmend, comp, true)
+		return err
 	}
 	if sources, kind := carriedSources(repo, head); len(sources) > 0 {
 		_, err := carry(ctx, repo, sources, head, kind, comp, true)
 		return err
 	}
-	_, err = attribute(ctx, repo, head, comp)
+	_, err := attribute(ctx, repo, head, comp)
 	return err
+}
+
+// attributes reports whether one of recs is an attribution of commit.
+// Records of another commit are there after an amend that a deferred
+// worker attributes: git copies the amended commit's notes onto the new
+// commit (notes.rewriteRef) once post-commit has run.
+func attributes(recs []notes.Record, commit string) bool {
+	for _, r := range recs {
+		var rec struct {
+			Commit string `json:"commit"`
+		}
+		if r.Schema == Schema && r.Decode(&rec) == nil && rec.Commit == commit {
+			return true
+		}
+	}
+	return false
 }
 
 // carriedSources reads, from the annotations annotate carried onto head

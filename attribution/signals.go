@@ -9,10 +9,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // Claim is one captured agent edit as the agent capture store keeps it
@@ -35,7 +35,7 @@ type Claim struct {
 		Start int `json:"start"`
 		End   int `json:"end"`
 	} `json:"lines"`
-	Hashes []string
+	Hashes []string `json:"hashes"`
 }
 
 // claimSchema is the capture store's schema tag.
@@ -124,7 +124,7 @@ var agentDomains = map[string]string{
 	"opencode.ai": "opencode",
 }
 
-var identityRE = regexp.MustCompile(`^\s*(.*?)\s*(?:<([^>]*)>)?\s*$`)
+var identityRE = lazyregexp.New(`^\s*(.*?)\s*(?:<([^>]*)>)?\s*$`)
 
 // agentIdentity names the agent a commit identity ("Name <email>") is,
 // "" for a person. People share names with agents (a Jules, a Claude), so
@@ -159,8 +159,8 @@ func agentIdentity(identity string) string {
 }
 
 var (
-	trailerRE = regexp.MustCompile(`(?mi)^(co-authored-by|agent|gloss-agent|model|gloss-model|generated-by|assisted-by):\s*(.+?)\s*$`)
-	parenRE   = regexp.MustCompile(`\(([^)]+)\)`)
+	trailerRE = lazyregexp.New(`(?mi)^(co-authored-by|agent|gloss-agent|model|gloss-model|generated-by|assisted-by):\s*(.+?)\s*$`)
+	parenRE   = lazyregexp.New(`\(([^)]+)\)`)
 )
 
 // signalOf reads a commit's agent signal. An agent author, an Agent: or

@@ -18,7 +18,6 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/mcp"
 	"github.com/gloss-dev/gloss/schemas"
@@ -127,12 +126,6 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	var c CLI
 	c.ctx, c.stdout, c.stderr, c.stdin = ctx, stdout, stderr, stdin
-	exitCode := -1
-	parser, err := newParser(&c, stdout, stderr, func(code int) { exitCode = code })
-	if err != nil {
-		fmt.Fprintln(stderr, "git gloss: internal error:", err)
-		return ExitInternal
-	}
 	// The parser would quietly turn invalid UTF-8 into U+FFFD and gloss
 	// would store the damage; refuse it instead.
 	for i, a := range args {
@@ -140,6 +133,17 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "git gloss: error: argument %d is not valid UTF-8: %q\n", i+1, a)
 			return ExitUsage
 		}
+	}
+	if run := fastCommand(args); run != nil {
+		c.Color = "auto" // the flag's default
+		setLogger(stderr, false)
+		return c.report(run(&c.Globals))
+	}
+	exitCode := -1
+	parser, err := newParser(&c, stdout, stderr, func(code int) { exitCode = code })
+	if err != nil {
+		fmt.Fprintln(stderr, "git gloss: internal error:", err)
+		return ExitInternal
 	}
 	kctx, err := parser.Parse(args)
 	if exitCode >= 0 {
@@ -158,17 +162,23 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return ExitUsage
 	}
-	level := slog.LevelWarn
-	if c.Verbose {
-		level = slog.LevelDebug
-	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
+	setLogger(stderr, c.Verbose)
 
 	err = kctx.Run(&c.Globals)
 	if exitCode >= 0 {
 		return exitCode
 	}
 	return c.report(err)
+}
+
+// setLogger sends gloss's log to stderr: warnings, and with --verbose the
+// detail too.
+func setLogger(stderr io.Writer, verbose bool) {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelDebug
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
 }
 
 // newParser builds the kong parser of the command tree; help, the man page
@@ -179,7 +189,7 @@ func newParser(c *CLI, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, er
 		kong.Description(description),
 		kong.Writers(stdout, stderr),
 		kong.Exit(exit),
-		kong.Vars{"version": "git-gloss " + buildinfo.Version, "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
+		kong.Vars{"version": versionText(), "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
 		kong.UsageOnError(),
 	)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/lazyregexp"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/schemas"
 )
@@ -320,8 +320,8 @@ func (c *carry) rangePatchID(base, tip string) (string, error) {
 // squashedLine and pickedLine are how git names the commits a squash or a
 // cherry-pick copied, in the commit message it proposes.
 var (
-	squashedLine = regexp.MustCompile(`(?m)^commit ([0-9a-f]{40})$`)
-	pickedLine   = regexp.MustCompile(`\(cherry picked from commit ([0-9a-f]{7,40})\)`)
+	squashedLine = lazyregexp.New(`(?m)^commit ([0-9a-f]{40})$`)
+	pickedLine   = lazyregexp.New(`\(cherry picked from commit ([0-9a-f]{7,40})\)`)
 )
 
 // pairFound finds each target's sources among the annotated commits that

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/setup"
@@ -17,19 +19,26 @@ import (
 // Where annotating a commit costs more than a commit should wait — a large
 // repository, whose changed files are large and whose trees are deep — the
 // post-commit hook decides at once what belongs to the commit (an
-// annotate.Job: its squash, its staged agent contexts), queues it, and
-// leaves the work that depends only on the commit (tree-sitter outlines,
-// tree diffs, the notes write, the blame cache, the blame graph's refresh)
-// to a detached `git gloss hook-worker`, one at a time per repository. A
-// worker that dies leaves its job queued: the next post-commit starts
-// another, which runs it.
+// annotate.Job: its squash, its staged agent contexts, what the agents
+// wrote; with it the attribution.Job: the captured agent edits, an
+// amend's old commit, the agent signal of the environment), queues it,
+// and leaves the work that depends only on the commit (tree-sitter
+// outlines, tree diffs, the notes writes, the blame cache, the blame
+// graph's refresh) to a detached `git gloss hook-worker`, one at a time
+// per repository. A worker that dies leaves its job queued: the next
+// post-commit starts another, which runs it.
 //
 // git config gloss.deferHooks: true, false, or auto (the default): defer
 // in a large repository (gitops.Repo.LargeRepository).
 
-// EnvWorkerStall makes the worker stop after taking the queue, before any
-// job, for a test to kill it there. It can only make gloss do less.
-const faultWorkerStall = "worker-stall"
+// The worker's faults (EnvFault), for a test to kill it at a chosen
+// point: worker-stall stops it after taking the queue, before any job;
+// worker-stall-attribution after a job's annotations, before its
+// attribution. They can only make gloss do less.
+const (
+	faultWorkerStall            = "worker-stall"
+	faultWorkerStallAttribution = "worker-stall-attribution"
+)
 
 // deferred reports whether this post-commit leaves its work to the worker.
 func (inv *Invocation) deferred() bool {
@@ -46,15 +55,62 @@ func (inv *Invocation) deferred() bool {
 	return inv.deferIt
 }
 
-// deferJob queues job (nil: nothing to annotate) and starts the worker. A
-// job the queue cannot keep is run now rather than lost.
+// withAttribution adds to the annotation job of commit (nil: the commit
+// is not annotated, as an amend) the commit's attribution, decided now:
+// the capture store it reads is consumed when post-commit ends. The job
+// it returns is nil only when there is nothing to do for the commit.
+func withAttribution(ctx context.Context, repo *gitops.Repo, commit string, job *annotate.Job) (*annotate.Job, error) {
+	aj, err := attribution.PrepareJob(ctx, repo)
+	if err != nil || aj == nil || aj.Commit != commit {
+		return job, err
+	}
+	data, err := json.Marshal(aj)
+	if err != nil {
+		return job, err
+	}
+	if job == nil {
+		job = &annotate.Job{Commit: commit, NotAnnotated: true}
+	}
+	job.Attribution = data
+	return job, nil
+}
+
+// deferJob queues job (nil: nothing to do) and starts the worker. A job
+// the queue cannot keep is run now rather than lost.
 func deferJob(ctx context.Context, inv *Invocation, job *annotate.Job) error {
 	if job != nil {
 		if err := annotate.Enqueue(inv.Repo, job); err != nil {
-			return errors.Join(err, inv.Repo.UpdateBlameCache(ctx, job.Commit), annotate.RunJob(ctx, inv.Repo, job))
+			return errors.Join(err, runJob(ctx, inv.Repo, job))
 		}
 	}
 	return startWorker(ctx, inv.Repo)
+}
+
+// runJob does a queued commit's work: its blame cache, its annotations,
+// then its attribution, which reads the annotations carried onto the
+// commit (a squash, a cherry-pick). Each part run again writes nothing
+// twice, so a job cut short is run again whole.
+func runJob(ctx context.Context, repo *gitops.Repo, job *annotate.Job) error {
+	// The blame cache is a cache: a failure costs a later read time.
+	_ = repo.UpdateBlameCache(ctx, job.Commit)
+	if err := annotate.RunJob(ctx, repo, job); err != nil {
+		return err
+	}
+	if len(job.Attribution) == 0 {
+		return nil // queued before attribution was deferred: the hook did it
+	}
+	if os.Getenv(EnvFault) == faultWorkerStallAttribution {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	var aj attribution.Job
+	if err := json.Unmarshal(job.Attribution, &aj); err != nil {
+		return fmt.Errorf("the queued attribution of %s: %w", gitops.ShortID(job.Commit), err)
+	}
+	if aj.Commit != job.Commit {
+		return fmt.Errorf("the queued attribution of %s names %s", gitops.ShortID(job.Commit), gitops.ShortID(aj.Commit))
+	}
+	return attribution.RunJob(ctx, repo, &aj)
 }
 
 // startWorker starts `git gloss hook-worker` detached (package detach),
@@ -92,11 +148,46 @@ func workerEnv() []string {
 	return env
 }
 
+// finishRewritten runs the queued jobs of the commits a rewrite replaced
+// before post-rewrite carries their records: a carry from a commit whose
+// annotations and attribution a deferred worker has not written yet
+// would carry nothing, and the worker would then record a commit no
+// branch holds. When a worker holds the queue, it waits for it (within
+// the hook's time limit).
+func finishRewritten(ctx context.Context, inv *Invocation) error {
+	rewrites, err := ParseRewriteInput(inv.Input)
+	if err != nil {
+		return nil // carryAnnotations reports it
+	}
+	queued := map[string]bool{}
+	for _, c := range annotate.Queued(inv.Repo) {
+		queued[c] = true
+	}
+	waits := false
+	for _, rw := range rewrites {
+		waits = waits || queued[rw.Old]
+	}
+	if !waits {
+		return nil
+	}
+	for {
+		ran, err := annotate.DrainQueue(ctx, inv.Repo, func(job *annotate.Job) error { return runJob(ctx, inv.Repo, job) })
+		if ran || err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // workerTimeout bounds one worker's run; what it leaves stays queued.
 const workerTimeout = 10 * time.Minute
 
 // RunWorker runs the queued post-commit jobs (the blame cache of the
-// commit, then its annotations), then refreshes the blame graph and the
+// commit, its annotations, then its attribution), then refreshes the blame graph and the
 // renames cache with the new commits. It is what `git gloss hook-worker` does; it logs to
 // hooks.log like a hook.
 func RunWorker(ctx context.Context, repo *gitops.Repo) error {
@@ -110,9 +201,7 @@ func RunWorker(ctx context.Context, repo *gitops.Repo) error {
 			return ctx.Err()
 		}
 		n++
-		// The blame cache is a cache: a failure costs a later read time.
-		_ = repo.UpdateBlameCache(ctx, job.Commit)
-		return annotate.RunJob(ctx, repo, job)
+		return runJob(ctx, repo, job)
 	})
 	if !ran {
 		return err // another worker has the queue

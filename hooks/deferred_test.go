@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/hooks"
 	"github.com/gloss-dev/gloss/notes"
@@ -84,7 +87,8 @@ func summaries(t *testing.T, repo *gitops.Repo, commit string) (bySource map[str
 
 // TestDeferredWorkerKilledLosesNoRecord kills the post-commit worker with
 // SIGKILL while it holds a commit's job, and checks that the next commit's
-// worker annotates both, each with the agent context staged for it, once.
+// worker annotates both, each with the agent context staged for it, once,
+// and attributes both.
 func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	t.Parallel()
 	fx := setupRepo(t)
@@ -143,6 +147,9 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 		if len(agent) != 1 || agent[0] != want {
 			t.Errorf("%.8s: agent regions %q, want %q", commit, agent, want)
 		}
+		if got := attributionRecords(t, repo, commit); len(got) != 1 || got[0] != attribution.SourceHook {
+			t.Errorf("%.8s: attribution records from %v, want one from the hook", commit, got)
+		}
 	}
 
 	// A job run again (a worker killed after the notes write, before the
@@ -153,6 +160,9 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	fx.MustGloss("hook-worker")
 	if by, agent := summaries(t, repo, first); by[annotate.SourceHook] != 1 || len(agent) != 1 {
 		t.Errorf("after a second run: summaries %v, agent regions %q", by, agent)
+	}
+	if got := attributionRecords(t, repo, first); len(got) != 1 {
+		t.Errorf("after a second run: attribution records from %v, want one", got)
 	}
 	if q := annotate.Queued(repo); len(q) != 0 {
 		t.Errorf("still queued: %v", q)
@@ -179,5 +189,256 @@ func TestSmallRepositoryAnnotatesAtOnce(t *testing.T) {
 	// init built the blame graph, in the foreground on a small repository.
 	if _, err := os.Stat(filepath.Join(repo.CommonDir(), "gloss", "graph", "info", "commit-graph")); err != nil {
 		t.Errorf("no blame graph after init: %v", err)
+	}
+}
+
+// codexWrites is a scripted agent: Codex adds file with content through
+// apply_patch and tells gloss through its agent hook.
+func codexWrites(t *testing.T, fx *fixtures.Repo, session, file, content string) {
+	t.Helper()
+	fx.Write(file, content)
+	patch := "*** Begin Patch\n*** Add File: " + file + "\n"
+	for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
+		patch += "+" + l + "\n"
+	}
+	patch += "*** End Patch\n"
+	data, _ := json.Marshal(map[string]any{"session_id": session, "cwd": fx.Dir, "hook_event_name": "PostToolUse",
+		"model": "gpt-5-codex", "tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}, "tool_response": "Success."})
+	cmd := fx.Command(fixtures.Binary(t), "agent", "hook", "--agent", "codex", "PostToolUse")
+	cmd.Stdin = bytes.NewReader(data)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("agent hook: %v\n%s", err, out)
+	}
+}
+
+// attributionRecords returns the sources of commit's live attribution
+// records (those no other supersedes).
+func attributionRecords(t *testing.T, repo *gitops.Repo, commit string) []string {
+	t.Helper()
+	recs, err := notes.Open(repo, attribution.Ref).Read([]string{commit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range notes.Resolve(recs[commit]) {
+		var r attribution.Record
+		if err := line.Decode(&r); err != nil {
+			t.Fatalf("attribution record of %.8s: %v", commit, err)
+		}
+		out = append(out, r.Source)
+	}
+	return out
+}
+
+// contributors blames file at rev with gloss: each line's contributor in
+// one word, type[/agent/model/session].
+func contributors(t *testing.T, fx *fixtures.Repo, file, rev string) []string {
+	t.Helper()
+	var res attribution.BlameResult
+	if err := json.Unmarshal([]byte(fx.MustGloss("blame", "--json", "--rev", rev, file)), &res); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range res.Lines {
+		w := l.Contributor.Type
+		if l.Contributor.Agent != "" {
+			w += "/" + l.Contributor.Agent + "/" + l.Contributor.Model + "/" + l.Contributor.Session
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// TestDeferredAttributionSurvivesAKilledWorker kills the post-commit
+// worker with SIGKILL after it wrote a commit's annotations and before
+// its attribution. The capture store the attribution reads is consumed
+// when the hook ends, so what the worker needs must be in the queued job:
+// the next commit's worker attributes both commits, the agent's lines of
+// the first still to the agent. An amend, deferred too, carries it.
+func TestDeferredAttributionSurvivesAKilledWorker(t *testing.T) {
+	t.Parallel()
+	fx := setupRepo(t)
+	fx.Git("config", "gloss.deferHooks", "true")
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+
+	agentCode := "package p\n\nfunc P() int {\n\treturn 42\n}\n"
+	codexWrites(t, fx, "s2", "p.go", agentCode)
+	fx.Write("b.txt", "written by hand\n")
+	fx.Git("add", "-A")
+	withEnv(fx, hooks.EnvFault+"=worker-stall-attribution").Git("commit", "-q", "-m", "agent and person")
+	first := fx.Git("rev-parse", "HEAD")
+	pid := workerPID(t, fx.Dir)
+	deadline := time.Now().Add(30 * time.Second)
+	for by, _ := summaries(t, repo, first); by[annotate.SourceHook] == 0; by, _ = summaries(t, repo, first) {
+		if time.Now().After(deadline) {
+			t.Fatal("the worker did not annotate the first commit")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 500; i++ { // the flock goes with the process
+		if unlock, ok, _ := atomicfile.TryLock(lock); ok {
+			unlock()
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := attributionRecords(t, repo, first); len(got) != 0 {
+		t.Fatalf("the stalled worker attributed the commit: %v\n%s", got, fx.Read(".git/gloss/hooks.log"))
+	}
+	if q := annotate.Queued(repo); len(q) != 1 || q[0] != first {
+		t.Fatalf("queued %v, want the first commit", q)
+	}
+	store := filepath.Join(repo.CommonDir(), "gloss", "agent", "pending.jsonl")
+	if data, _ := os.ReadFile(store); strings.Contains(string(data), "s2") {
+		t.Fatalf("the commit did not consume the capture; the test proves nothing: %s", data)
+	}
+
+	fx.Write("c.txt", "second, by hand\n")
+	fx.Git("add", "c.txt")
+	fx.Git("commit", "-q", "-m", "person alone")
+	second := fx.Git("rev-parse", "HEAD")
+	waitQueueDrained(t, repo, lock)
+	for _, c := range []string{first, second} {
+		if got := attributionRecords(t, repo, c); len(got) != 1 || got[0] != attribution.SourceHook {
+			t.Errorf("%.8s: attribution records from %v, want one from the hook", c, got)
+		}
+		if by, _ := summaries(t, repo, c); by[annotate.SourceHook] != 1 {
+			t.Errorf("%.8s: summaries by source %v, want one from the hook", c, by)
+		}
+	}
+	codex := "ai/codex/gpt-5-codex/s2"
+	want := []string{codex, codex, codex, codex, codex}
+	if got := contributors(t, fx, "p.go", first); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("p.go at the first commit: %q, want %q", got, want)
+	}
+	if got := contributors(t, fx, "b.txt", first); len(got) != 1 || got[0] != "human" {
+		t.Errorf("b.txt at the first commit: %q, want human", got)
+	}
+
+	// An amend's attribution is carried from the commit it replaced, in the
+	// worker too: the old commit is decided at commit time (HEAD@{1}).
+	fx.Write("c.txt", "second, by hand, amended\n")
+	fx.Git("commit", "-q", "-a", "--amend", "-m", "person alone, amended")
+	amended := fx.Git("rev-parse", "HEAD")
+	waitQueueDrained(t, repo, lock)
+	if got := attributionRecords(t, repo, amended); len(got) != 1 || got[0] != attribution.SourceAmend {
+		t.Errorf("amended %.8s: attribution records from %v, want one carried by the amend", amended, got)
+	}
+	if got := contributors(t, fx, "c.txt", amended); len(got) != 1 || got[0] != "human" {
+		t.Errorf("c.txt after the amend: %q, want human", got)
+	}
+}
+
+// killStalledWorker kills the worker started in fx with SIGKILL and waits
+// for its lock on the queue to go.
+func killStalledWorker(t *testing.T, fx *fixtures.Repo, lock string) {
+	t.Helper()
+	if err := syscall.Kill(workerPID(t, fx.Dir), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 500; i++ { // the flock goes with the process
+		if unlock, ok, _ := atomicfile.TryLock(lock); ok {
+			unlock()
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the killed worker's lock stayed")
+}
+
+// TestDeferredRewriteWaitsForTheQueue rebases a commit whose deferred job
+// a killed worker left queued: post-rewrite runs the job before it
+// carries the commit's records, so the rebased commit has its
+// annotations and its attribution (the agent's lines still the agent's)
+// when git rebase returns.
+func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
+	t.Parallel()
+	fx := setupRepo(t)
+	fx.Git("config", "gloss.deferHooks", "true")
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	branch := fx.Git("branch", "--show-current")
+
+	fx.Git("checkout", "-q", "-b", "side")
+	fx.Write("z.txt", "on the side\n")
+	fx.Git("add", "z.txt")
+	fx.Git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "side")
+	fx.Git("checkout", "-q", branch)
+
+	codexWrites(t, fx, "s2", "p.go", "package p\n\nfunc P() int {\n\treturn 42\n}\n")
+	fx.Git("add", "-A")
+	withEnv(fx, hooks.EnvFault+"=worker-stall").Git("commit", "-q", "-m", "agent")
+	old := fx.Git("rev-parse", "HEAD")
+	killStalledWorker(t, fx, lock)
+	if q := annotate.Queued(repo); len(q) != 1 || q[0] != old {
+		t.Fatalf("queued %v, want the agent's commit", q)
+	}
+
+	fx.Git("rebase", "-q", "side")
+	rebased := fx.Git("rev-parse", "HEAD")
+	if rebased == old {
+		t.Fatal("nothing was rebased")
+	}
+	if got := attributionRecords(t, repo, rebased); len(got) != 1 || got[0] != attribution.SourceRebase {
+		t.Errorf("rebased %.8s: attribution records from %v, want one carried by the rebase", rebased, got)
+	}
+	if by, _ := summaries(t, repo, rebased); by[annotate.SourceRebase] != 1 {
+		t.Errorf("rebased %.8s: summaries by source %v, want one carried by the rebase", rebased, by)
+	}
+	codex := "ai/codex/gpt-5-codex/s2"
+	want := []string{codex, codex, codex, codex, codex}
+	if got := contributors(t, fx, "p.go", rebased); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("p.go after the rebase: %q, want %q", got, want)
+	}
+	waitQueueDrained(t, repo, lock)
+}
+
+// TestDeferredCherryPickCarriesAttribution cherry-picks an agent's commit
+// in a repository that defers its hooks: the worker writes the annotations
+// carried from the picked commit before the attribution, which reads
+// from them where the commit came from, so the agent's lines stay the
+// agent's though the capture was consumed long before.
+func TestDeferredCherryPickCarriesAttribution(t *testing.T) {
+	t.Parallel()
+	fx := setupRepo(t)
+	fx.Git("config", "gloss.deferHooks", "true")
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	branch := fx.Git("branch", "--show-current")
+
+	fx.Git("checkout", "-q", "-b", "side")
+	codexWrites(t, fx, "s2", "p.go", "package p\n\nfunc P() int {\n\treturn 42\n}\n")
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", "agent")
+	waitQueueDrained(t, repo, lock)
+	fx.Git("checkout", "-q", branch)
+	fx.Commit("meanwhile", map[string]string{"m.txt": "by hand\n"})
+	fx.Git("cherry-pick", "side")
+	picked := fx.Git("rev-parse", "HEAD")
+	waitQueueDrained(t, repo, lock)
+
+	if got := attributionRecords(t, repo, picked); len(got) != 1 || got[0] != attribution.SourceCherryPick {
+		t.Errorf("picked %.8s: attribution records from %v, want one carried by the cherry-pick", picked, got)
+	}
+	codex := "ai/codex/gpt-5-codex/s2"
+	want := []string{codex, codex, codex, codex, codex}
+	if got := contributors(t, fx, "p.go", picked); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("p.go after the cherry-pick: %q, want %q", got, want)
 	}
 }

@@ -63,7 +63,7 @@ var handlers = map[string][]Handler{
 	setup.PrepareCommitMsg: {noteSquash},
 	setup.PostCommit:       {updateBlameCache, annotateCommit, attributeCommit, consumeAgentEdits},
 	setup.PrePush:          {validatePushInput, checkSpecs},
-	setup.PostRewrite:      {carryAnnotations, carryAttribution, consumeAgentEdits},
+	setup.PostRewrite:      {finishRewritten, carryAnnotations, carryAttribution, consumeAgentEdits},
 }
 
 // nothingToDo tells, before the repository is opened, that a hook has no
@@ -409,8 +409,12 @@ func carryAttribution(ctx context.Context, inv *Invocation) error {
 
 // attributeCommit records who wrote each line the new commit introduced.
 // It runs after annotateCommit, whose carried records say whether the
-// commit concludes a squash merge or a cherry-pick.
+// commit concludes a squash merge or a cherry-pick. When the hook defers,
+// annotateCommit queued the attribution with the annotation.
 func attributeCommit(ctx context.Context, inv *Invocation) error {
+	if inv.deferred() {
+		return nil
+	}
 	return attribution.PostCommit(ctx, inv.Repo)
 }
 
@@ -431,7 +435,9 @@ func annotateCommit(ctx context.Context, inv *Invocation) error {
 	job, err := annotate.PreparePostCommit(inv.Repo, inv.annotator(), cw.Work)
 	switch {
 	case inv.deferred():
-		err = errors.Join(err, deferJob(ctx, inv, job))
+		var aerr error
+		job, aerr = withAttribution(ctx, inv.Repo, head, job)
+		err = errors.Join(err, aerr, deferJob(ctx, inv, job))
 	default:
 		if job != nil {
 			err = errors.Join(err, annotate.RunJob(ctx, inv.Repo, job))

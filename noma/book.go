@@ -2,13 +2,13 @@ package noma
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // A book manifest (Annex B) lists chapter documents. The reference CLI
@@ -93,8 +93,8 @@ func (s *Store) LoadBook(file string) (*Node, error) {
 }
 
 var (
-	reSlugLead = regexp.MustCompile(`^\d+[-_]`)
-	reSlugRun  = regexp.MustCompile(`[^a-z0-9-]+`)
+	reSlugLead = lazyregexp.New(`^\d+[-_]`)
+	reSlugRun  = lazyregexp.New(`[^a-z0-9-]+`)
 )
 
 // chapterSlug is the chapter's title id, or its file name made a slug.

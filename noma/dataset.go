@@ -3,10 +3,11 @@ package noma
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // Dataset directives: the ops on a dataset pick its form by the format
@@ -15,16 +16,16 @@ import (
 // with scalars resolved as js-yaml resolves them.
 
 var (
-	reSchemaLine = regexp.MustCompile(`^(` + ws + `*)schema:` + ws + `*$`)
-	reSchemaItem = regexp.MustCompile(`^(` + ws + `+)([^:#` + wsClass + `][^:#]*?)` + ws + `*:` + ws + `*(.*?)` + ws + `*$`)
-	reRowsLine   = regexp.MustCompile(`^(` + ws + `*)rows:` + ws + `*(\[` + ws + `*\])?` + ws + `*$`)
-	reRowItem    = regexp.MustCompile(`^(` + ws + `*)-` + ws + `*(\[.*\])(` + ws + `+#.*)?` + ws + `*$`)
-	reYAMLInt    = regexp.MustCompile(`^[-+]?(?:0|[1-9][0-9_]*)$`)
-	reYAMLHex    = regexp.MustCompile(`^[-+]?0x[0-9a-fA-F_]+$`)
-	reYAMLOct    = regexp.MustCompile(`^[-+]?0o[0-7_]+$`)
-	reYAMLFloat  = regexp.MustCompile(`^[-+]?(?:\.[0-9]+|[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?$`)
-	reYAMLDate   = regexp.MustCompile(`^\d{4}-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?$`)
-	reNumStart   = regexp.MustCompile(`^-?\d`)
+	reSchemaLine = lazyregexp.New(`^(` + ws + `*)schema:` + ws + `*$`)
+	reSchemaItem = lazyregexp.New(`^(` + ws + `+)([^:#` + wsClass + `][^:#]*?)` + ws + `*:` + ws + `*(.*?)` + ws + `*$`)
+	reRowsLine   = lazyregexp.New(`^(` + ws + `*)rows:` + ws + `*(\[` + ws + `*\])?` + ws + `*$`)
+	reRowItem    = lazyregexp.New(`^(` + ws + `*)-` + ws + `*(\[.*\])(` + ws + `+#.*)?` + ws + `*$`)
+	reYAMLInt    = lazyregexp.New(`^[-+]?(?:0|[1-9][0-9_]*)$`)
+	reYAMLHex    = lazyregexp.New(`^[-+]?0x[0-9a-fA-F_]+$`)
+	reYAMLOct    = lazyregexp.New(`^[-+]?0o[0-7_]+$`)
+	reYAMLFloat  = lazyregexp.New(`^[-+]?(?:\.[0-9]+|[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?$`)
+	reYAMLDate   = lazyregexp.New(`^\d{4}-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?$`)
+	reNumStart   = lazyregexp.New(`^-?\d`)
 )
 
 type yamlDate struct{ t time.Time }

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // JSON datasets are edited line by line, as the reference does. The body
@@ -19,12 +21,12 @@ import (
 // property's value.
 
 var (
-	reJSONColumns   = regexp.MustCompile(`^(` + ws + `*)("columns"` + ws + `*:` + ws + `*)(\[.*\])(` + ws + `*,?)` + ws + `*$`)
-	reJSONEmptyRows = regexp.MustCompile(`^(` + ws + `*)("rows"` + ws + `*:` + ws + `*)\[\]` + ws + `*(,?)` + ws + `*$`)
-	reJSONRowsOpen  = regexp.MustCompile(`^"rows"` + ws + `*:` + ws + `*\[` + ws + `*$`)
-	reJSONClose     = regexp.MustCompile(`^` + ws + `*\]` + ws + `*,?` + ws + `*$`)
-	reJSONCloseBare = regexp.MustCompile(`^` + ws + `*\]` + ws + `*$`)
-	reJSONComma     = regexp.MustCompile(`,` + ws + `*$`)
+	reJSONColumns   = lazyregexp.New(`^(` + ws + `*)("columns"` + ws + `*:` + ws + `*)(\[.*\])(` + ws + `*,?)` + ws + `*$`)
+	reJSONEmptyRows = lazyregexp.New(`^(` + ws + `*)("rows"` + ws + `*:` + ws + `*)\[\]` + ws + `*(,?)` + ws + `*$`)
+	reJSONRowsOpen  = lazyregexp.New(`^"rows"` + ws + `*:` + ws + `*\[` + ws + `*$`)
+	reJSONClose     = lazyregexp.New(`^` + ws + `*\]` + ws + `*,?` + ws + `*$`)
+	reJSONCloseBare = lazyregexp.New(`^` + ws + `*\]` + ws + `*$`)
+	reJSONComma     = lazyregexp.New(`,` + ws + `*$`)
 )
 
 // jsonRaw is a nested array or object cell, kept as compact JSON.

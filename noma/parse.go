@@ -3,28 +3,29 @@ package noma
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // The parser: .noma source to a Node tree with exact line spans,
 // canonical ids and the document's aliases.
 
 var (
-	reOpener    = regexp.MustCompile(`^(:{2,})` + ws + `*([A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*)` + ws + `*(\{.*\})?` + ws + `*$`)
-	reColonOnly = regexp.MustCompile(`^:{2,}` + ws + `*$`)
-	reHeading   = regexp.MustCompile(`^(#{1,6})` + ws + `+(.+?)(?:` + ws + `+\{([^}]+)\})?` + ws + `*$`)
-	reFence     = regexp.MustCompile("^```(\\w*)" + ws + "*$")
-	reSepCell   = regexp.MustCompile(`^:?-{3,}:?$`)
-	reBreak     = regexp.MustCompile(`^(?:-{3,}|\*{3,}|_{3,})` + ws + `*$`)
-	reBullet    = regexp.MustCompile(`^[-*]` + ws + `+(.*)$`)
-	reOrdered   = regexp.MustCompile(`^\d+\.` + ws + `+(.*)$`)
-	reFMFence   = regexp.MustCompile(`^---` + ws + `*$`)
-	reAliasSep  = regexp.MustCompile(`[,` + wsClass + `]+`)
-	reFileNum   = regexp.MustCompile(`^\d+[-_]`)
+	reOpener    = lazyregexp.New(`^(:{2,})` + ws + `*([A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*)` + ws + `*(\{.*\})?` + ws + `*$`)
+	reColonOnly = lazyregexp.New(`^:{2,}` + ws + `*$`)
+	reHeading   = lazyregexp.New(`^(#{1,6})` + ws + `+(.+?)(?:` + ws + `+\{([^}]+)\})?` + ws + `*$`)
+	reFence     = lazyregexp.New("^```(\\w*)" + ws + "*$")
+	reSepCell   = lazyregexp.New(`^:?-{3,}:?$`)
+	reBreak     = lazyregexp.New(`^(?:-{3,}|\*{3,}|_{3,})` + ws + `*$`)
+	reBullet    = lazyregexp.New(`^[-*]` + ws + `+(.*)$`)
+	reOrdered   = lazyregexp.New(`^\d+\.` + ws + `+(.*)$`)
+	reFMFence   = lazyregexp.New(`^---` + ws + `*$`)
+	reAliasSep  = lazyregexp.New(`[,` + wsClass + `]+`)
+	reFileNum   = lazyregexp.New(`^\d+[-_]`)
 )
 
 // maxColons is the deepest directive fence the grammar accepts.

@@ -4,19 +4,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
-	"regexp"
 	"strings"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // The patch engine: a Patcher applies ops to a document's raw source,
 // keeping every byte it does not touch.
 
 var (
-	reOpenerParts = regexp.MustCompile(`^(` + ws + `*)(:{2,})` + ws + `*([A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*)` + ws + `*(?:\{(.*)\})?` + ws + `*$`)
-	reHeadingLine = regexp.MustCompile(`^(#{1,6})(` + ws + `+)(.+?)(?:` + ws + `+\{([^}]+)\})?` + ws + `*$`)
-	reHex         = regexp.MustCompile(`^[0-9a-f]{8,64}$`)
-	reRetarget    = regexp.MustCompile(`\b(for|parent|dataset|block|ref)=("[^"]*"|'[^']*'|[^` + wsClass + `}]+)`)
-	reFenceLoose  = regexp.MustCompile("^" + ws + "*```")
+	reOpenerParts = lazyregexp.New(`^(` + ws + `*)(:{2,})` + ws + `*([A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*)` + ws + `*(?:\{(.*)\})?` + ws + `*$`)
+	reHeadingLine = lazyregexp.New(`^(#{1,6})(` + ws + `+)(.+?)(?:` + ws + `+\{([^}]+)\})?` + ws + `*$`)
+	reHex         = lazyregexp.New(`^[0-9a-f]{8,64}$`)
+	reRetarget    = lazyregexp.New(`\b(for|parent|dataset|block|ref)=("[^"]*"|'[^']*'|[^` + wsClass + `}]+)`)
+	reFenceLoose  = lazyregexp.New("^" + ws + "*```")
 )
 
 // Patcher applies ops to a document's raw source. Untouched bytes are

@@ -13,13 +13,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/lazyregexp"
 	"github.com/gloss-dev/gloss/schemas"
 )
 
@@ -276,10 +276,10 @@ type PatchRequest struct {
 
 // Request inputs whose shape the library checks, for every front door.
 var (
-	reSHA8   = regexp.MustCompile(`^[0-9a-fA-F]{8}$`)
-	reSHA256 = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
-	reHex864 = regexp.MustCompile(`^[0-9a-fA-F]{8,64}$`)
-	reUUID   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	reSHA8   = lazyregexp.New(`^[0-9a-fA-F]{8}$`)
+	reSHA256 = lazyregexp.New(`^[0-9a-fA-F]{64}$`)
+	reHex864 = lazyregexp.New(`^[0-9a-fA-F]{8,64}$`)
+	reUUID   = lazyregexp.New(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 )
 
 // check refuses malformed preconditions before anything is read.

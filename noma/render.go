@@ -1,12 +1,13 @@
 package noma
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
-var reManyNewlines = regexp.MustCompile(`\n{3,}`)
+var reManyNewlines = lazyregexp.New(`\n{3,}`)
 
 // Render writes a document back as .noma source. The output is
 // normalised (tables re-padded, lists renumbered, breaks as ---), so

@@ -2,11 +2,12 @@ package noma
 
 import (
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // JavaScript's \s and String#trim are Unicode-aware; Go's are not the same
@@ -43,9 +44,9 @@ func utf16Len(s string) int {
 }
 
 var (
-	reSlugDrop  = regexp.MustCompile(`[^a-z0-9` + wsClass + `\-]`)
-	reSlugSpace = regexp.MustCompile(ws + `+`)
-	reSlugDash  = regexp.MustCompile(`-+`)
+	reSlugDrop  = lazyregexp.New(`[^a-z0-9` + wsClass + `\-]`)
+	reSlugSpace = lazyregexp.New(ws + `+`)
+	reSlugDash  = lazyregexp.New(`-+`)
 )
 
 // Slugify turns a heading title into its implicit id, as the reference
@@ -101,8 +102,8 @@ func jsNumber(f float64) string {
 }
 
 var (
-	reInt   = regexp.MustCompile(`^-?\d+$`)
-	reFloat = regexp.MustCompile(`^-?\d+\.\d+$`)
+	reInt   = lazyregexp.New(`^-?\d+$`)
+	reFloat = lazyregexp.New(`^-?\d+\.\d+$`)
 )
 
 // coerce turns an attribute's text into a bool, a number or a string.
@@ -122,7 +123,7 @@ func coerce(s string) any {
 	return s
 }
 
-var reAttrToken = regexp.MustCompile(`([A-Za-z_][\w-]*)(?:=("[^"]*"|'[^']*'|[^` + wsClass + `]+))?`)
+var reAttrToken = lazyregexp.New(`([A-Za-z_][\w-]*)(?:=("[^"]*"|'[^']*'|[^` + wsClass + `]+))?`)
 
 // parseAttrs reads the inside of a {…} group: key, key=value, key="v",
 // key='v'; junk between tokens is ignored, the last duplicate wins at the
@@ -226,8 +227,8 @@ type Wikilink struct {
 }
 
 var (
-	reWikilink = regexp.MustCompile(`\[\[([^\[\]\n]+)\]\]`)
-	reBlockRef = regexp.MustCompile(`^[A-Za-z_][\w\-./:]*$`)
+	reWikilink = lazyregexp.New(`\[\[([^\[\]\n]+)\]\]`)
+	reBlockRef = lazyregexp.New(`^[A-Za-z_][\w\-./:]*$`)
 )
 
 // wikilinks lists the wikilinks of s outside code spans.

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gloss-dev/gloss/editdist"
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // The validator: diagnostics for a parsed document (ids, references,
@@ -114,11 +114,11 @@ var profileDirectives = func() map[string][]string {
 var knownProfiles = []string{"minimal", "technical", "research", "memory", "technical-docs", "research-memo", "investment-thesis", "agent-memory", "adr", "spec"}
 
 var (
-	reISODate    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
-	reProfileSep = regexp.MustCompile(`[,` + wsClass + `]+`)
-	reFormulaTok = regexp.MustCompile(`^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[A-Za-z_][A-Za-z0-9_.-]*|[-+*/^%(),<>=!&|?:])`)
+	reISODate    = lazyregexp.New(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	reProfileSep = lazyregexp.New(`[,` + wsClass + `]+`)
+	reFormulaTok = lazyregexp.New(`^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[A-Za-z_][A-Za-z0-9_.-]*|[-+*/^%(),<>=!&|?:])`)
 	// reDomainVar is one "name:" part of a computed block's domain.
-	reDomainVar   = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)` + ws + `*:`)
+	reDomainVar   = lazyregexp.New(`^([A-Za-z_][A-Za-z0-9_.-]*)` + ws + `*:`)
 	memoryTypes   = []string{"user", "feedback", "project", "reference"}
 	formulaFuncs  = []string{"min", "max", "abs", "round", "floor", "ceil", "sqrt", "log", "exp", "pow", "if", "sum", "avg", "mean"}
 	numericInputs = []string{"", "slider", "range", "number", "checkbox", "toggle"}

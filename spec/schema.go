@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gloss-dev/gloss/editdist"
+	"github.com/gloss-dev/gloss/lazyregexp"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -54,7 +55,9 @@ type schemaNode struct {
 	addl   *schemaNode // additionalProperties: {schema}
 }
 
-var root = mustParseSchema(SchemaJSON)
+// schemaRoot is the embedded schema, parsed on first use: a process that
+// never validates a spec (a git hook) does not pay for it at start.
+var schemaRoot = sync.OnceValue(func() *schemaNode { return mustParseSchema(SchemaJSON) })
 
 func mustParseSchema(data []byte) *schemaNode {
 	var s schemaNode
@@ -127,7 +130,7 @@ func checkDocument(doc *yaml.Node) []Problem {
 		}
 		n = n.Content[0]
 	}
-	v.check(root, n, "")
+	v.check(schemaRoot(), n, "")
 	sort.SliceStable(v.problems, func(i, j int) bool { return v.problems[i].Line < v.problems[j].Line })
 	return v.problems
 }
@@ -138,7 +141,7 @@ func resolveRef(s *schemaNode) *schemaNode {
 		if !ok {
 			panic("spec: unsupported $ref " + s.Ref)
 		}
-		s = root.Definitions[name]
+		s = schemaRoot().Definitions[name]
 	}
 	return s
 }
@@ -204,7 +207,7 @@ func typeName(want any) string {
 	return "?"
 }
 
-var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var dateRE = lazyregexp.New(`^\d{4}-\d{2}-\d{2}$`)
 
 func (v *validator) check(s *schemaNode, n *yaml.Node, ptr string) {
 	s = resolveRef(s)

@@ -12,13 +12,14 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // Dir is where specs live, relative to the repository root.
@@ -112,7 +113,7 @@ func (s *Spec) Policy() string {
 	return s.Coverage.Policy
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = lazyregexp.New(`line (\d+)`)
 
 // Parse reads a spec file's bytes. Problems (YAML errors, schema errors,
 // malformed globs) are collected in Spec.Problems, each with its line; the

@@ -3,17 +3,17 @@ package spec
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/lazyregexp"
 	"github.com/gloss-dev/gloss/safepath"
 )
 
 // reSpecName is what `spec new` accepts as a name: words joined by dashes
 // or underscores, optionally in folders (api/auth).
-var reSpecName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$`)
+var reSpecName = lazyregexp.New(`^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$`)
 
 // Template is a valid starting spec named name that governs the globs
 // (none: a placeholder glob to edit). Its comments say what to fill in.

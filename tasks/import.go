@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // ImportedDir keeps, verbatim, what another tool had that gloss has no
@@ -57,7 +57,7 @@ var leftWhy = map[string]string{
 }
 
 // chantLogName is <id>.log or <id>.<n>.log (a later run).
-var chantLogName = regexp.MustCompile(`^(.+?)(?:\.(\d+))?\.log$`)
+var chantLogName = lazyregexp.New(`^(.+?)(?:\.(\d+))?\.log$`)
 
 // ImportChant brings a Chant project (from, usually ".chant") over in one
 // step: specs/** become tasks in .gloss/tasks, archive/** (Chant's dated

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
 // LintSettings are the [tasks.lint] thresholds of .gloss/config.toml.
@@ -60,7 +62,7 @@ type LintResult struct {
 	Diagnostics   []Diagnostic `json:"diagnostics"`
 }
 
-var taskRef = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}-[0-9a-z]{3}-[0-9a-z]{3}(?:\.\d+)?\b`)
+var taskRef = lazyregexp.New(`\b\d{4}-\d{2}-\d{2}-[0-9a-z]{3}-[0-9a-z]{3}(?:\.\d+)?\b`)
 
 // prose returns the lines of a body that count as text: not blank, not
 // headings, not inside code fences.

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -34,6 +33,7 @@ import (
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/lazyregexp"
 	"github.com/gloss-dev/gloss/safepath"
 )
 
@@ -136,7 +136,7 @@ func (s *Store) Repo() *gitops.Repo { return s.repo }
 func (s *Store) autoCommit() bool { return s.settings.AutoCommit == nil || *s.settings.AutoCommit }
 
 // idPattern matches a task id, with optional member suffixes (.1, .1.2).
-var idPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-[0-9a-z]{3}-[0-9a-z]{3}(\.\d+)*$`)
+var idPattern = lazyregexp.New(`^\d{4}-\d{2}-\d{2}-[0-9a-z]{3}-[0-9a-z]{3}(\.\d+)*$`)
 
 // ValidID reports whether s is a well-formed task id.
 func ValidID(s string) bool { return idPattern.MatchString(s) }
@@ -182,7 +182,7 @@ func (s *Store) load() ([]*Task, error) {
 // fileIDPattern is what a task file's name may be, besides a date id:
 // Chant accepts any file name as an id (project prefixes such as
 // auth-2026-01-22-001-x7m, hand-named tasks such as fix-login).
-var fileIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var fileIDPattern = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // taskFiles lists the task files: every *.md below .gloss/tasks (the logs
 // folder aside), the archive at any depth — gloss's flat archive, and the

@@ -198,7 +198,11 @@ func TestBrowser(t *testing.T) {
 	for _, p := range pages {
 		b.do(t, p.name, chromedp.Navigate(s.base+p.path), chromedp.WaitVisible("main h1"))
 		if p.name == "note" {
+			checkMarkdown(t, s, b)
 			checkMermaid(t, s, b)
+		}
+		if p.name == "document" {
+			checkBlockRefs(t, s, b)
 		}
 		if p.name == "file" {
 			checkHighlight(t, s, b)
@@ -221,7 +225,7 @@ func TestBrowser(t *testing.T) {
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
 		return err
 	}))
-	for _, p := range []struct{ name, path string }{{"file-dark", "/file/server/server.go"}, {"overview-dark", "/"}, {"tasks-dark", "/tasks"}} {
+	for _, p := range []struct{ name, path string }{{"file-dark", "/file/server/server.go"}, {"overview-dark", "/"}, {"tasks-dark", "/tasks"}, {"note-dark", "/note/" + notePath}} {
 		b.do(t, p.name, chromedp.Navigate(s.base+p.path), chromedp.WaitVisible("main h1"))
 		for _, v := range b.axe(t, axeJS) {
 			t.Errorf("%s (%s, dark): accessibility: %s (%s, %s) at %v", p.name, p.path, v.ID, v.Impact, v.Help, v.Nodes)
@@ -263,7 +267,91 @@ func checkNoScript(t *testing.T, s *site, b *browser) {
 	if p := eval[string](t, b, `location.pathname`); p != "/notebook/search" {
 		t.Errorf("the form went to %s", p)
 	}
+	// A note reads as its markdown source, its raw HTML as text.
+	b.do(t, "note source", chromedp.Navigate(s.base+"/note/"+notePath), chromedp.WaitVisible("main pre.md-source"))
+	if src := eval[string](t, b, `document.querySelector("main pre.md-source").textContent`); src != plantedNote {
+		t.Errorf("with scripts off the note shows %q, want its source", src)
+	}
 	b.screenshot(t, "no-script-search")
+}
+
+// checkMarkdown: with marked and DOMPurify built into the assets the note
+// is rendered in the page (a table, task-list boxes a screen reader can
+// name, strikethrough) and its raw HTML and javascript: link are shown as
+// text or dropped, never run; without them its source is shown.
+func checkMarkdown(t *testing.T, s *site, b *browser) {
+	_, html, _ := s.get(t, "/note/"+notePath)
+	if !strings.Contains(html, "vendor/marked.umd.js") {
+		t.Logf("marked is not built into the assets (make web-assets); the note is shown as source")
+		b.do(t, "note source", chromedp.WaitVisible("main pre.md-source"))
+		return
+	}
+	b.do(t, "marked renders the note", chromedp.WaitVisible("main article.md table"))
+	type rendered struct {
+		Sources  int      `json:"sources"`
+		Tables   int      `json:"tables"`
+		Dels     int      `json:"dels"`
+		Scripts  int      `json:"scripts"`
+		Handlers int      `json:"handlers"`
+		BadLinks int      `json:"badLinks"`
+		Cells    []string `json:"cells"`
+		Boxes    []string `json:"boxes"`
+		Pwned    bool     `json:"pwned"`
+		Text     string   `json:"text"`
+	}
+	got := eval[rendered](t, b, `(() => {
+		const m = document.querySelector("main article.md");
+		return {
+			sources: m.querySelectorAll("pre.md-source").length,
+			tables: m.querySelectorAll("table").length,
+			dels: m.querySelectorAll("del").length,
+			scripts: m.querySelectorAll("script").length,
+			handlers: m.querySelectorAll("[onerror], img").length,
+			badLinks: Array.from(m.querySelectorAll("a")).filter(a => /^\s*javascript:/i.test(a.getAttribute("href") || "")).length,
+			cells: Array.from(m.querySelectorAll("table td")).map(td => td.textContent),
+			boxes: Array.from(m.querySelectorAll("li input[type=checkbox]")).map(i => (i.checked ? "x " : "_ ") + (i.disabled ? "ro " : "rw ") + i.getAttribute("aria-label")),
+			pwned: "pwned" in window,
+			text: m.textContent,
+		};
+	})()`)
+	if got.Sources != 0 || got.Tables != 1 || got.Dels != 1 || strings.Join(got.Cells, "|") != "health|10 ms" {
+		t.Errorf("the note is not rendered as markdown: %+v", got)
+	}
+	if strings.Join(got.Boxes, ", ") != "x ro done, _ ro not done" {
+		t.Errorf("task-list boxes = %q, want read-only, labelled done / not done", got.Boxes)
+	}
+	if got.Scripts != 0 || got.Handlers != 0 || got.BadLinks != 0 || got.Pwned {
+		t.Errorf("raw HTML of the note reached the page: %+v", got)
+	}
+	for _, w := range []string{`<img src=x onerror="window.pwned=1">`, "<script>window.pwned=2</script>", "a bad link"} {
+		if !strings.Contains(got.Text, w) {
+			t.Errorf("the note's text lacks %q (raw HTML is shown as text): %q", w, got.Text)
+		}
+	}
+	// highlight.js, after marked and mermaid, colours the Go block.
+	if strings.Contains(html, "vendor/highlight.min.js") {
+		b.do(t, "highlight.js colours the note's code", chromedp.WaitVisible("main article.md pre code.language-go .hljs-keyword"))
+		if code := eval[string](t, b, `document.querySelector("main article.md code.language-go").textContent`); code != "func ready() bool { return true }\n" {
+			t.Errorf("the highlighted block reads %q", code)
+		}
+	}
+}
+
+// checkBlockRefs: a document block's [[id]] links to the block it names.
+func checkBlockRefs(t *testing.T, s *site, b *browser) {
+	_, html, _ := s.get(t, "/doc/"+docPath)
+	if !strings.Contains(html, "vendor/marked.umd.js") {
+		t.Logf("marked is not built into the assets (make web-assets); the blocks are shown as source")
+		b.do(t, "block source", chromedp.WaitVisible("main pre.md-source"))
+		return
+	}
+	b.do(t, "the [[id]] link", chromedp.WaitVisible(`main .block a[href="#b-market-size"]`))
+	if n := eval[int](t, b, `document.querySelectorAll("main pre.md-source").length`); n != 0 {
+		t.Errorf("%d block(s) left as source", n)
+	}
+	if id := eval[string](t, b, `(document.querySelector("#b-market-size") || {}).id || ""`); id != "b-market-size" {
+		t.Errorf("the link's target block is missing")
+	}
 }
 
 // checkMermaid: with mermaid built into the assets the diagram is drawn

@@ -68,6 +68,17 @@ A survey of 40 firms (2026).
 See [[market-size]].
 `
 
+// plantedNote is markdown the browser renders: a table, a task list, a
+// diagram, Go code, and raw HTML and a javascript: link that must not run.
+const plantedNote = "# Planted\n\nThe " + plantedWord + " rollout waits for the health check.\n\n" +
+	"| check | budget |\n|---|---|\n| health | 10 ms |\n\n" +
+	"- [x] wire the endpoint\n- [ ] add the readiness probe\n\n" +
+	"```mermaid\ngraph LR\n  lb[load balancer] --> health\n```\n\n" +
+	"```go\nfunc ready() bool { return true }\n```\n\n" +
+	"Raw HTML stays text: <img src=x onerror=\"window.pwned=1\"> and\n\n" +
+	"<script>window.pwned=2</script>\n\n" +
+	"[a bad link](javascript:window.pwned=3) and ~~struck~~.\n"
+
 type site struct {
 	fx     *fixtures.Repo
 	base   string // http://127.0.0.1:PORT
@@ -111,8 +122,7 @@ artifacts:
 	fx.Write("server/server.go", serverV1+healthFunc+"\n// Metrics exposes counters.\nfunc (s *Server) Metrics() {}\n")
 	fx.Git("commit", "-q", "-am", "server: metrics")
 
-	fx.MustGloss("note", "create", "planted", "--type", "note", "--tag", "ops", "--title", "Planted note",
-		"-m", "# Planted\n\nThe "+plantedWord+" rollout waits for the health check.\n\n```mermaid\ngraph LR\n  lb[load balancer] --> health\n```\n")
+	fx.MustGloss("note", "create", "planted", "--type", "note", "--tag", "ops", "--title", "Planted note", "-m", plantedNote)
 	fx.MustGloss("note", "create", "deploy", "--type", "kit", "--tag", "ops", "--title", "Deploy the service", "-m", "1. make release\n2. push the tag\n")
 
 	fx.Write(docPath, pricing)

@@ -583,8 +583,8 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, n)
 			return nil
 		}
-		body, hasMermaid := renderNote(n.Path, n.Content)
-		d := noteData{Note: n, HTML: body, Mermaid: hasMermaid}
+		body, blocks := renderNote(n.Path, n.Content)
+		d := noteData{Note: n, HTML: body, Mermaid: blocks.Mermaid}
 		if tags, ok := n.Frontmatter["tags"].([]any); ok {
 			for _, t := range tags {
 				if s, ok := t.(string); ok {
@@ -593,12 +593,31 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		v := view{Title: n.Path, Nav: "notebook", Data: d}
-		if hasMermaid && hasAsset("vendor/mermaid.min.js") {
-			v.Scripts = []string{"vendor/mermaid.min.js", "mermaid-init.js"}
-		}
+		v.Scripts = noteScripts(strings.Contains(string(body), `data-markdown=`), blocks, hasAsset)
 		s.page(w, r, "note", v, n)
 		return nil
 	})
+}
+
+// noteScripts are the scripts of a page with markdown carriers, diagrams
+// and code: each library only when make built it in, in the order they
+// must run: the markdown renderer, then mermaid, which draws the diagrams
+// it leaves as code, then highlight.js, which colours the code left.
+func noteScripts(markdown bool, blocks fenced, has func(asset string) bool) []string {
+	var sc []string
+	if markdown {
+		if !has(markdownScripts[0]) || !has(markdownScripts[1]) {
+			return nil // the sources are shown, diagrams and code among them
+		}
+		sc = append(sc, markdownScripts...)
+	}
+	if blocks.Mermaid && has(mermaidScripts[0]) {
+		sc = append(sc, mermaidScripts...)
+	}
+	if blocks.Code && has(codeScripts[0]) {
+		sc = append(sc, codeScripts...)
+	}
+	return sc
 }
 
 type docsData struct {
@@ -690,7 +709,14 @@ func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
 		if tr, tl, err := st.TranscriptLines(p); err == nil {
 			d.Transcript, d.Timeline = tr, tl
 		}
-		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Data: d}, res)
+		markdown, blocks := false, fenced{}
+		for _, b := range d.Blocks {
+			if b.Source != "" && !b.Verbatim {
+				markdown = true
+				blocks = blocks.or(fences(b.Source))
+			}
+		}
+		s.page(w, r, "doc", view{Title: rel, Nav: "docs", Scripts: noteScripts(markdown, blocks, hasAsset), Data: d}, res)
 		return nil
 	})
 }

@@ -22,8 +22,9 @@ import (
 var templateFS embed.FS
 
 // assetFS holds the stylesheet and scripts, and under vendor/ what make
-// builds from the npm registry (mermaid); a build without them still
-// serves every page, with diagrams shown as source.
+// builds from the npm registry (mermaid, highlight.js, marked, DOMPurify);
+// a build without them still serves every page, with diagrams and
+// markdown shown as source and code uncoloured.
 //
 //go:embed assets
 var assetFS embed.FS

@@ -62,6 +62,49 @@ func TestJSONTwinsAreTheCLIBytes(t *testing.T) {
 	if _, body, _ := s.get(t, "/"); !strings.Contains(body, `last sync <span class="dim">never</span>`) {
 		t.Errorf("the overview does not say when notes were last synced:\n%.2000s", body)
 	}
+	checkMarkdownSource(t, s)
+}
+
+// checkMarkdownSource: the server renders no markdown. A note and a
+// document's blocks arrive as their source, escaped, in the carrier that
+// markdown-init.js renders (and that reads as it is with scripts off);
+// the renderer's scripts come before mermaid's when they are built in.
+func checkMarkdownSource(t *testing.T, s *site) {
+	_, note, _ := s.get(t, "/note/"+notePath)
+	carrier := `<pre class="md-source" data-markdown="note">`
+	if !strings.Contains(note, carrier+"# Planted\n") {
+		t.Errorf("the note page lacks its source in %s:\n%s", carrier, note)
+	}
+	for _, w := range []string{"| health | 10 ms |", "- [x] wire the endpoint", `&lt;img src=x onerror=&#34;window.pwned=1&#34;&gt;`, `&lt;script&gt;window.pwned=2&lt;/script&gt;`} {
+		if !strings.Contains(note, w) {
+			t.Errorf("the note's source lacks %s (escaped)", w)
+		}
+	}
+	for _, bad := range []string{"<table", "<img", "<script>window", `type="checkbox"`, "<del>"} {
+		if strings.Contains(note, bad) {
+			t.Errorf("the server rendered markdown: the note page holds %s", bad)
+		}
+	}
+	if strings.Contains(note, "vendor/marked.umd.js") {
+		order := []string{"vendor/marked.umd.js", "vendor/purify.min.js", "markdown-init.js", "vendor/mermaid.min.js", "mermaid-init.js", "vendor/highlight.min.js", "markdown-highlight.js"}
+		last := -1
+		for _, sc := range order {
+			i := strings.Index(note, `<script src="/assets/`+sc+`" defer>`)
+			if i < last {
+				t.Errorf("script %s is missing or out of order (want %v)", sc, order)
+			}
+			last = i
+		}
+	} else {
+		t.Logf("marked is not built into the assets (make web-assets); the note is shown as source")
+	}
+	_, doc, _ := s.get(t, "/doc/"+docPath)
+	if !strings.Contains(doc, `<pre class="md-source" data-markdown="doc">See [[market-size]].</pre>`) {
+		t.Errorf("the document page lacks the block's source in its carrier:\n%s", doc)
+	}
+	if strings.Contains(doc, `href="#b-market-size"`) {
+		t.Errorf("the server linked [[market-size]]; the browser does")
+	}
 }
 
 // TestRefusals: no token, a foreign Host (DNS rebinding), paths that

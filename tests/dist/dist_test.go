@@ -202,10 +202,20 @@ func TestInstallScript(t *testing.T) {
 // the process start every hook and agent hook pays.
 func BenchmarkStart(b *testing.B) {
 	dir := extract(b, archive(b))
-	for _, c := range []struct{ name, bin string }{{"gloss", filepath.Join(dir, "git-gloss")}, {"git", "git"}} {
+	bin := filepath.Join(dir, "git-gloss")
+	// --version takes the fast path the hooks take (cli/fast.go); -v
+	// --version goes through the parser, as a command a person types does.
+	for _, c := range []struct {
+		name string
+		argv []string
+	}{
+		{"gloss", []string{bin, "--version"}},
+		{"gloss-parser", []string{bin, "-v", "--version"}},
+		{"git", []string{"git", "--version"}},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if err := exec.Command(c.bin, "--version").Run(); err != nil {
+				if err := exec.Command(c.argv[0], c.argv[1:]...).Run(); err != nil {
 					b.Fatal(err)
 				}
 			}
