@@ -34,13 +34,9 @@ import (
 type blameFiller func(commonDir, commit, path string) (pid int, err error)
 
 var (
-	fillerMu sync.RWMutex
-	filler   = func() blameFiller {
-		if _, err := detach.Self(); err != nil {
-			return nil
-		}
-		return detachedFill
-	}()
+	fillerMu  sync.RWMutex
+	fillerSet bool        // filler decided (on first use, or by a test)
+	filler    blameFiller // nil: fill in the foreground
 )
 
 // detachedFill starts `git-gloss cache-fill` for the fill.
@@ -56,9 +52,24 @@ func detachedFill(commonDir, commit, path string) (int, error) {
 	return p.Pid, nil
 }
 
+// currentFiller decides on first use, not at start: finding out whether
+// this program is git-gloss reads its build information, which every
+// process would otherwise pay for, the hooks included.
 func currentFiller() blameFiller {
 	fillerMu.RLock()
-	defer fillerMu.RUnlock()
+	f, set := filler, fillerSet
+	fillerMu.RUnlock()
+	if set {
+		return f
+	}
+	fillerMu.Lock()
+	defer fillerMu.Unlock()
+	if !fillerSet {
+		if _, err := detach.Self(); err == nil {
+			filler = detachedFill
+		}
+		fillerSet = true
+	}
 	return filler
 }
 

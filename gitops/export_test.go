@@ -7,7 +7,7 @@ import "context"
 func SetBlameFiller(f func(commonDir, commit, path string) (pid int, err error)) {
 	fillerMu.Lock()
 	defer fillerMu.Unlock()
-	filler = f
+	filler, fillerSet = f, true
 }
 
 // RangeBlameFrom makes files of n lines or more eligible for range blames
