@@ -248,7 +248,7 @@ func (g *commitGraph) commit(pos uint32, buf []uint32) (uint32, []uint32, error)
 // order.
 func (g *commitGraph) walk(start uint32, fn func(pos uint32, parents []uint32) bool) error {
 	seen := make([]bool, g.n)
-	var q levelQueue
+	q := pqueue[levelItem]{first: func(a, b levelItem) bool { return a.level > b.level }}
 	push := func(pos uint32) error {
 		level := g.level(pos)
 		if level == graphLevelUnknown || level >= graphLevelMax {
@@ -265,7 +265,7 @@ func (g *commitGraph) walk(start uint32, fn func(pos uint32, parents []uint32) b
 		return err
 	}
 	var parents []uint32
-	for len(q) > 0 {
+	for q.len() > 0 {
 		it := q.pop()
 		var err error
 		if _, parents, err = g.commit(it.pos, parents[:0]); err != nil {
@@ -301,46 +301,6 @@ func (g *commitGraph) layerOf(pos uint32) *graphLayer {
 }
 
 type levelItem struct{ pos, level uint32 }
-
-// levelQueue is a binary heap that pops the highest level first.
-type levelQueue []levelItem
-
-func (q *levelQueue) push(it levelItem) {
-	*q = append(*q, it)
-	h := *q
-	for i := len(h) - 1; i > 0; {
-		up := (i - 1) / 2
-		if h[up].level >= h[i].level {
-			break
-		}
-		h[up], h[i] = h[i], h[up]
-		i = up
-	}
-}
-
-func (q *levelQueue) pop() levelItem {
-	h := *q
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	for i := 0; ; {
-		big, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h[l].level > h[big].level {
-			big = l
-		}
-		if r < len(h) && h[r].level > h[big].level {
-			big = r
-		}
-		if big == i {
-			break
-		}
-		h[i], h[big] = h[big], h[i]
-		i = big
-	}
-	*q = h
-	return top
-}
 
 // graphAncestry is buildHistory's ancestry walk over the blame graph read
 // in process: it sets h.below of each member reachable from key, as the

@@ -66,7 +66,7 @@ func (r *Repo) graphFileLog(ctx context.Context, start, path string, limit int) 
 	}
 	out := []string{}
 	seen := make([]bool, g.n)
-	q := dateQueue{}
+	q := pqueue[dateItem]{first: newerDate}
 	seq := uint64(0)
 	push := func(pos uint32) {
 		seen[pos] = true
@@ -75,7 +75,7 @@ func (r *Repo) graphFileLog(ctx context.Context, start, path string, limit int) 
 	}
 	push(at)
 	var parents []uint32
-	for n := 0; len(q) > 0 && (limit == 0 || len(out) < limit); n++ {
+	for n := 0; q.len() > 0 && (limit == 0 || len(out) < limit); n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return nil, false // git answers, or fails as the context says
 		}
@@ -250,50 +250,11 @@ type dateItem struct {
 	seq  uint64
 }
 
-// dateQueue pops the newest commit date first, and of equal dates the one
-// pushed first (git's commit_list_insert_by_date).
-type dateQueue []dateItem
-
-func (q dateQueue) before(i, j int) bool {
-	if q[i].date != q[j].date {
-		return q[i].date > q[j].date
+// newerDate orders the walk: the newest commit date first, and of equal
+// dates the one pushed first (git's commit_list_insert_by_date).
+func newerDate(a, b dateItem) bool {
+	if a.date != b.date {
+		return a.date > b.date
 	}
-	return q[i].seq < q[j].seq
-}
-
-func (q *dateQueue) push(it dateItem) {
-	*q = append(*q, it)
-	h := *q
-	for i := len(h) - 1; i > 0; {
-		up := (i - 1) / 2
-		if !h.before(i, up) {
-			break
-		}
-		h[up], h[i] = h[i], h[up]
-		i = up
-	}
-}
-
-func (q *dateQueue) pop() dateItem {
-	h := *q
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	for i := 0; ; {
-		first, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h.before(l, first) {
-			first = l
-		}
-		if r < len(h) && h.before(r, first) {
-			first = r
-		}
-		if first == i {
-			break
-		}
-		h[i], h[first] = h[first], h[i]
-		i = first
-	}
-	*q = h
-	return top
+	return a.seq < b.seq
 }
