@@ -85,20 +85,27 @@ func summaries(t *testing.T, repo *gitops.Repo, commit string) (bySource map[str
 	return bySource, agent
 }
 
+// deferringRepo is a repository whose post-commit always defers, opened,
+// with the path of its worker's lock.
+func deferringRepo(t *testing.T) (fx *fixtures.Repo, repo *gitops.Repo, lock string) {
+	t.Helper()
+	fx = setupRepo(t)
+	fx.Git("config", "gloss.deferHooks", "true")
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(repo.Close)
+	return fx, repo, filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+}
+
 // TestDeferredWorkerKilledLosesNoRecord kills the post-commit worker with
 // SIGKILL while it holds a commit's job, and checks that the next commit's
 // worker annotates both, each with the agent context staged for it, once,
 // and attributes both.
 func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	t.Parallel()
-	fx := setupRepo(t)
-	fx.Git("config", "gloss.deferHooks", "true")
-	repo, err := gitops.Open(fx.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	fx, repo, lock := deferringRepo(t)
 	stage := func(intent string) {
 		t.Helper()
 		if _, err := annotate.Stage(repo, []annotate.Context{{File: "a.go", Anchor: "A", Intent: intent}}); err != nil {
@@ -257,14 +264,7 @@ func contributors(t *testing.T, fx *fixtures.Repo, file, rev string) []string {
 // the first still to the agent. An amend, deferred too, carries it.
 func TestDeferredAttributionSurvivesAKilledWorker(t *testing.T) {
 	t.Parallel()
-	fx := setupRepo(t)
-	fx.Git("config", "gloss.deferHooks", "true")
-	repo, err := gitops.Open(fx.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	fx, repo, lock := deferringRepo(t)
 
 	agentCode := "package p\n\nfunc P() int {\n\treturn 42\n}\n"
 	codexWrites(t, fx, "s2", "p.go", agentCode)
@@ -361,14 +361,7 @@ func killStalledWorker(t *testing.T, fx *fixtures.Repo, lock string) {
 // when git rebase returns.
 func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
 	t.Parallel()
-	fx := setupRepo(t)
-	fx.Git("config", "gloss.deferHooks", "true")
-	repo, err := gitops.Open(fx.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	fx, repo, lock := deferringRepo(t)
 	branch := fx.Git("branch", "--show-current")
 
 	fx.Git("checkout", "-q", "-b", "side")
@@ -412,14 +405,7 @@ func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
 // agent's though the capture was consumed long before.
 func TestDeferredCherryPickCarriesAttribution(t *testing.T) {
 	t.Parallel()
-	fx := setupRepo(t)
-	fx.Git("config", "gloss.deferHooks", "true")
-	repo, err := gitops.Open(fx.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	fx, repo, lock := deferringRepo(t)
 	branch := fx.Git("branch", "--show-current")
 
 	fx.Git("checkout", "-q", "-b", "side")
