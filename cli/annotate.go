@@ -151,13 +151,11 @@ func (c *AnnotateCmd) contexts(g *Globals) ([]annotate.Context, error) {
 	}
 	ctx := annotate.Context{File: c.File, Anchor: c.Anchor, Intent: c.Intent, Reasoning: c.Reasoning,
 		Constraints: c.Constraint, Risks: c.Risk, Tags: c.Tag, Supersedes: c.Supersedes, Author: &author, Expires: c.Expires}
-	if c.Lines != "" {
-		l, err := annotate.ParseLines(c.Lines)
-		if err != nil {
-			return nil, err
-		}
-		ctx.Lines = &l
+	lines, err := linesFlag(c.Lines)
+	if err != nil {
+		return nil, err
 	}
+	ctx.Lines = lines
 	for _, r := range c.Rejected {
 		alt, reason, _ := strings.Cut(r, "|")
 		ctx.RejectedAlternatives = append(ctx.RejectedAlternatives, annotate.Rejected{Text: strings.TrimSpace(alt), Reason: strings.TrimSpace(reason)})

@@ -35,13 +35,11 @@ them), so a warm blame of a whole file costs a fraction of git blame's.
 // Run blames.
 func (c *BlameCmd) Run(g *Globals) error {
 	q := attribution.BlameQuery{Path: g.path(c.Path), Rev: c.Rev}
-	if c.Lines != "" {
-		l, err := annotate.ParseLines(c.Lines)
-		if err != nil {
-			return err
-		}
-		q.Lines = &l
+	lines, err := linesFlag(c.Lines)
+	if err != nil {
+		return err
 	}
+	q.Lines = lines
 	repo, err := g.openRepo()
 	if err != nil {
 		return err

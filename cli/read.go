@@ -39,13 +39,11 @@ match, recency and how much changed since ("stale").
 // Run reads.
 func (c *ReadCmd) Run(g *Globals) error {
 	q := why.Query{Path: g.path(c.Path), Anchor: c.Anchor, MaxTokens: c.MaxTokens, Rev: c.Rev, All: c.All}
-	if c.Lines != "" {
-		l, err := annotate.ParseLines(c.Lines)
-		if err != nil {
-			return err
-		}
-		q.Lines = &l
+	lines, err := linesFlag(c.Lines)
+	if err != nil {
+		return err
 	}
+	q.Lines = lines
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
@@ -322,4 +320,17 @@ func (c *SummaryCmd) Run(g *Globals) error {
 			}
 		}
 	})
+}
+
+// linesFlag reads an optional --lines value (START:END): nil when it is
+// not given.
+func linesFlag(v string) (*annotate.Lines, error) {
+	if v == "" {
+		return nil, nil
+	}
+	l, err := annotate.ParseLines(v)
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
 }
