@@ -190,13 +190,6 @@ func checkExchanges(t *testing.T, ex []exchange, session, dir string) map[string
 	return seen
 }
 
-// placeholder reports whether git gloss agent hook is still the stand-in
-// that answers nothing (before helper "hook" lands).
-func placeholder(fx *fixtures.Repo) bool {
-	help, _ := fx.Gloss("agent", "hook", "--help")
-	return strings.Contains(help, "Placeholder")
-}
-
 // checkPending checks that the agent's edits wait in the capture store.
 func checkPending(t *testing.T, fx *fixtures.Repo, agent, session string, files ...string) {
 	t.Helper()
@@ -285,15 +278,18 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 		t.Errorf("PreToolUse tool_input = %v", pre.payload["tool_input"])
 	}
 
-	// Delivery: the constraint recorded on greet reached the model in the
-	// request after the Edit was proposed. The placeholder of the hook
-	// command (before helper "hook" lands) answers nothing.
-	if placeholder(fx) {
-		t.Log("delivery not checked: git gloss agent hook is still the placeholder")
-		return
-	}
-	if !strings.Contains(pre.answer, "exactly one line per call") {
-		t.Errorf("PreToolUse answer does not carry the constraint on greet: %q", pre.answer)
+	checkLoop(t, fx, "claude", result.Session, "PreToolUse", pre.answer, apiLog)
+}
+
+// checkLoop checks the rest of an agent's session through gloss's hooks:
+// the constraint recorded on greet was in the hook's answer (event) and
+// reached the model; the lines the agent wrote wait under the git dir for
+// the next commit, with the session and the agent; and the commit records
+// the agent's line as the agent's, by a model, with no human author.
+func checkLoop(t *testing.T, fx *fixtures.Repo, agent, session, event, answer, apiLog string) {
+	t.Helper()
+	if !strings.Contains(answer, "exactly one line per call") {
+		t.Errorf("%s answer does not carry the constraint on greet: %q", event, answer)
 	}
 	api, err := os.ReadFile(apiLog)
 	if err != nil {
@@ -302,16 +298,10 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 	if !strings.Contains(string(api), "exactly one line per call") {
 		t.Errorf("the constraint never reached the model (requests in %s)", apiLog)
 	}
-
-	// Capture: the lines the agent wrote wait under the git dir for the
-	// next commit, with the session and the agent.
-	checkPending(t, fx, "claude", result.Session, "main.go", "notes/hello.txt")
-
-	// The commit: the agent's line is the agent's, by the model the stand-in
-	// answered as, with no human author.
+	checkPending(t, fx, agent, session, "main.go", "notes/hello.txt")
 	fx.Git("add", "-A")
 	fx.Git("commit", "-q", "-m", "greet the world")
-	checkAgentAuthored(t, fx.MustGloss("read", "main.go", "--json"), "claude")
+	checkAgentAuthored(t, fx.MustGloss("read", "main.go", "--json"), agent)
 }
 
 // checkAgentAuthored checks that read --json shows a region written by the
