@@ -432,7 +432,11 @@ func specItems(ctx context.Context, repo *gitops.Repo, files []string) []item {
 // promptNotes is the on-a-prompt delivery: notebook notes whose BM25
 // score for the prompt reaches the threshold.
 func promptNotes(ctx context.Context, repo *gitops.Repo, query string, s Settings, delivered map[string]bool) (string, []string) {
-	if strings.TrimSpace(query) == "" {
+	if len(query) > 1000 {
+		query = clip(query, 1000)
+	}
+	query = contentWords(query)
+	if query == "" {
 		return "", nil
 	}
 	nb := openNotebook(ctx, repo)
@@ -440,18 +444,16 @@ func promptNotes(ctx context.Context, repo *gitops.Repo, query string, s Setting
 		return "", nil
 	}
 	defer nb.Close()
-	if len(query) > 1000 {
-		query = query[:1000]
-	}
 	res, err := nb.Search(notebook.SearchInput{Query: query, Limit: 8})
 	if err != nil {
 		return "", nil
 	}
 	hits := res.Results
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	threshold := promptThreshold(s.PromptThreshold, res.Scope)
 	var items []item
 	for _, h := range hits {
-		if h.Score < s.PromptThreshold || h.Score < hits[0].Score/2 {
+		if h.Score < threshold || h.Score < hits[0].Score/2 {
 			continue
 		}
 		text := fmt.Sprintf("- %s", h.Path)

@@ -59,3 +59,26 @@ func TestPromptNotesAndGoverningSpecs(t *testing.T) {
 		t.Errorf("brief = %q", got)
 	}
 }
+
+// TestPromptNotesInANewNotebook is the quickstart's notebook: one note.
+// A prompt that names what it is about brings it; a prompt that shares
+// only common words with it does not.
+func TestPromptNotesInANewNotebook(t *testing.T) {
+	t.Parallel()
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.MustGloss("init")
+	fx.MustGloss("note", "create", "deploy", "--type", "kit", "--title", "Deploy the service",
+		"-m", "The health endpoint must answer in under 10 ms or the rollout stops.")
+	fx.Commit("base", map[string]string{"lib/parse.go": baseFile})
+	run := func(session, prompt string) string {
+		vars := map[string]string{"SESSION": session, "TRANSCRIPT": "", "ROOT": fx.Dir, "PROMPT": prompt}
+		return contextOf(t, "claude", "UserPromptSubmit", hook(t, fx, nil, "claude", "UserPromptSubmit", payload(t, "claude", "UserPromptSubmit", vars)))
+	}
+	if got := run("s1", "Why does the rollout stop when I deploy?"); !strings.Contains(got, "kits/deploy.md") {
+		t.Errorf("a prompt about the rollout did not bring the note: %q", got)
+	}
+	if got := run("s3", "how do I make this work with the other one"); got != "" {
+		t.Errorf("a prompt of common words only brought %q", got)
+	}
+}

@@ -66,6 +66,9 @@ type SearchResult struct {
 	Query   string `json:"query"`
 	Total   int    `json:"total" jsonschema:"matching notes before the limit"`
 	Results []Hit  `json:"results"`
+	// Scope is how many notes were searched (those the filters let
+	// through): what a score means depends on it.
+	Scope int `json:"-"`
 }
 
 // doc is one note in the index.
@@ -380,7 +383,7 @@ func (nb *Notebook) Search(in SearchInput) (*SearchResult, error) {
 		}
 		return hits[i].d.path < hits[j].d.path
 	})
-	res := &SearchResult{Schema: schemaTag, Query: in.Query, Total: len(hits), Results: []Hit{}}
+	res := &SearchResult{Schema: schemaTag, Query: in.Query, Total: len(hits), Results: []Hit{}, Scope: int(N)}
 	for _, h := range hits[:min(limit, len(hits))] {
 		hit := Hit{Path: h.d.path, Title: h.d.title, MatchCount: h.count, Score: math.Round(h.score*1000) / 1000}
 		hit.Excerpt, hit.Line = nb.excerpt(h.d.path, terms, content)
