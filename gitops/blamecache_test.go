@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
@@ -303,6 +304,14 @@ func TestWorktreeBlameOfUnchangedFile(t *testing.T) {
 	compareBlame(t, repo, "", "a.txt", 0, 0)
 	compareBlame(t, repo, "", "a.txt", 2, 3)
 
+	// The index must hold a.txt's stat from well before it was written
+	// (not "racily clean"): then git diff trusts it and sees no change,
+	// while git blame runs the filter on the file.
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(fx.Path("a.txt"), hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	fx.Git("update-index", "--refresh")
 	fx.Git("config", "filter.ab.clean", "sed s/a/b/")
 	fx.Write(".gitattributes", "a.txt filter=ab\n")
 	compareBlame(t, repo, "", "a.txt", 0, 0)

@@ -61,6 +61,9 @@ func (r *Repo) worktreeFrom(ctx context.Context, head, path string, base *blameE
 	if r.worktreeMatches(head, path) {
 		return base.slice(start, end)
 	}
+	if namesDriver(r.attributeFiles(path)) && r.convertedByDriver(ctx, path) {
+		return r.Blame(ctx, "", path, start, end)
+	}
 	files, err := r.commitDiff(ctx, head, "", []string{path}, false)
 	if err != nil {
 		return nil, err
@@ -144,12 +147,39 @@ func (r *Repo) attributesMayConvert(path string, data []byte) bool {
 	if bytes.IndexByte(data, '\r') >= 0 || bytes.Contains(data, []byte("$Id")) {
 		return true
 	}
+	return namesDriver(files)
+}
+
+// namesDriver reports whether one of the attributes files names a filter
+// or a working-tree encoding (or cannot be read).
+func namesDriver(files []string) bool {
 	for _, f := range files {
 		content, err := os.ReadFile(f)
 		if err != nil {
 			return true
 		}
 		if bytes.Contains(content, []byte("filter")) || bytes.Contains(content, []byte("encoding")) {
+			return true
+		}
+	}
+	return false
+}
+
+// convertedByDriver reports whether a filter driver or a working-tree
+// encoding applies to path. git blame converts the file itself, while git
+// diff trusts the index for a file whose stat has not changed since it was
+// staged, so after the attributes change the two disagree until the file
+// is staged again; gloss answers with git blame's own output for such a
+// file. A question git cannot answer counts as yes.
+func (r *Repo) convertedByDriver(ctx context.Context, path string) bool {
+	out, err := r.Git(ctx, "check-attr", "-z", "filter", "working-tree-encoding", "--", path)
+	if err != nil {
+		return true
+	}
+	// -z: path, attribute, value, each ended by NUL.
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i+2 < len(f); i += 3 {
+		if v := f[i+2]; v != "unspecified" && v != "unset" {
 			return true
 		}
 	}
