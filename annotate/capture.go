@@ -50,7 +50,7 @@ func draftRegions(repo *gitops.Repo, commit *gitops.Commit) ([]*changedFile, err
 		if err != nil {
 			return nil, err
 		}
-		f := &changedFile{path: ch.Path, blob: ch.NewBlob, content: content, anchors: treesitter.Outline(ch.Path, content)}
+		f := &changedFile{path: ch.Path, blob: ch.NewBlob, content: content, anchors: treesitter.OutlineCached(repo, ch.Path, content)}
 		f.changed = hunkRanges(ch, content)
 		f.regions = regionsFor(commit.ID, f, f.changed)
 		files = append(files, f)
@@ -201,7 +201,7 @@ func (v *commitView) file(path string) (*changedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &changedFile{path: path, blob: blob, content: content, anchors: treesitter.Outline(path, content)}
+	f := &changedFile{path: path, blob: blob, content: content, anchors: treesitter.OutlineCached(v.repo, path, content)}
 	v.files = append(v.files, f)
 	return f, nil
 }

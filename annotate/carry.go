@@ -75,7 +75,7 @@ func (c *carrier) file(path string) (*carriedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &carriedFile{path: newPath, hunks: hunks, anchors: treesitter.Outline(newPath, content), lines: gitops.CountLines(content)}
+	f := &carriedFile{path: newPath, hunks: hunks, anchors: treesitter.OutlineCached(c.repo, newPath, content), lines: gitops.CountLines(content)}
 	c.files[path] = f
 	return f, nil
 }

@@ -73,7 +73,7 @@ func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, 
 	res := &BlameResult{Schema: "gloss-annotated-blame/v1", Query: q, Rev: read.Resolved.Rev, Hunks: []Hunk{},
 		Regions: read.Regions, Outline: []treesitter.Anchor{}, Notes: read.Notes, Skipped: read.Skipped}
 	res.Lines, res.Source = f.lines, f.content
-	if a := outline(repo, f.rel, f.content); a != nil {
+	if a := treesitter.OutlineCached(repo, f.rel, f.content); a != nil {
 		res.Outline = a
 	}
 	if f.lines == 0 || b == nil {

@@ -526,7 +526,7 @@ func resolveTarget(repo *gitops.Repo, f *file, q Query, res *ReadResult) annotat
 	switch {
 	case q.Anchor != "":
 		// Only anchors need the outline, the largest fixed cost of a read.
-		f.anchors = outline(repo, f.rel, f.content)
+		f.anchors = treesitter.OutlineCached(repo, f.rel, f.content)
 		found := treesitter.Find(f.anchors, q.Anchor)
 		if len(found) == 0 {
 			if !treesitter.Supported(f.rel) {

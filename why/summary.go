@@ -119,7 +119,7 @@ func anchorMatches(name, want string) bool {
 func summarizeFile(repo *gitops.Repo, file string, regions []*annotate.Region) FileSummary {
 	var anchors []treesitter.Anchor
 	if content, err := repo.ReadFile("HEAD", file); err == nil {
-		anchors = outline(repo, file, content)
+		anchors = treesitter.OutlineCached(repo, file, content)
 	}
 	current := map[string]treesitter.Anchor{}
 	for _, a := range anchors {
