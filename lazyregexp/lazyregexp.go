@@ -10,6 +10,7 @@
 package lazyregexp
 
 import (
+	"errors"
 	"regexp"
 	"sync"
 )
@@ -22,10 +23,36 @@ type Regexp struct {
 	rx   *regexp.Regexp
 }
 
+// all is every pattern New made, for Check.
+var (
+	allMu sync.Mutex
+	all   []*Regexp
+)
+
 // New returns the pattern expr, to be compiled when first used. An
-// invalid expr panics then, as regexp.MustCompile would at start: the
-// patterns are constants in the code, and the tests use each one.
-func New(expr string) *Regexp { return &Regexp{expr: expr} }
+// invalid expr panics then, as regexp.MustCompile would at start; Check
+// lets a test find it first.
+func New(expr string) *Regexp {
+	r := &Regexp{expr: expr}
+	allMu.Lock()
+	all = append(all, r)
+	allMu.Unlock()
+	return r
+}
+
+// Check compiles every pattern made so far (those of every package linked
+// into the program) and returns the errors of those that do not compile.
+func Check() error {
+	allMu.Lock()
+	defer allMu.Unlock()
+	var errs []error
+	for _, r := range all {
+		if _, err := regexp.Compile(r.expr); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // Regexp returns the compiled pattern.
 func (r *Regexp) Regexp() *regexp.Regexp {

@@ -62,3 +62,18 @@ func TestMethodsAgreeWithRegexp(t *testing.T) {
 }
 
 func fmtAny(v any) string { return fmt.Sprintf("%#v", v) }
+
+func TestCheckFindsABadPattern(t *testing.T) {
+	if err := Check(); err != nil {
+		t.Fatalf("before: %v", err)
+	}
+	bad := New(`a(b`)
+	defer func() {
+		allMu.Lock()
+		all = all[:len(all)-1]
+		allMu.Unlock()
+	}()
+	if err := Check(); err == nil {
+		t.Fatalf("Check passed %q", bad.String())
+	}
+}
