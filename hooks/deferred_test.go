@@ -154,9 +154,7 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 		if len(agent) != 1 || agent[0] != want {
 			t.Errorf("%.8s: agent regions %q, want %q", commit, agent, want)
 		}
-		if got := attributionRecords(t, repo, commit); len(got) != 1 || got[0] != attribution.SourceHook {
-			t.Errorf("%.8s: attribution records from %v, want one from the hook", commit, got)
-		}
+		wantAttributionFrom(t, repo, commit, attribution.SourceHook, "commit")
 	}
 
 	// A job run again (a worker killed after the notes write, before the
@@ -307,18 +305,12 @@ func TestDeferredAttributionSurvivesAKilledWorker(t *testing.T) {
 	second := fx.Git("rev-parse", "HEAD")
 	waitQueueDrained(t, repo, lock)
 	for _, c := range []string{first, second} {
-		if got := attributionRecords(t, repo, c); len(got) != 1 || got[0] != attribution.SourceHook {
-			t.Errorf("%.8s: attribution records from %v, want one from the hook", c, got)
-		}
+		wantAttributionFrom(t, repo, c, attribution.SourceHook, "commit")
 		if by, _ := summaries(t, repo, c); by[annotate.SourceHook] != 1 {
 			t.Errorf("%.8s: summaries by source %v, want one from the hook", c, by)
 		}
 	}
-	codex := "ai/codex/gpt-5-codex/s2"
-	want := []string{codex, codex, codex, codex, codex}
-	if got := contributors(t, fx, "p.go", first); strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("p.go at the first commit: %q, want %q", got, want)
-	}
+	wantCodexLines(t, fx, first, "at the first commit")
 	if got := contributors(t, fx, "b.txt", first); len(got) != 1 || got[0] != "human" {
 		t.Errorf("b.txt at the first commit: %q, want human", got)
 	}
@@ -329,11 +321,29 @@ func TestDeferredAttributionSurvivesAKilledWorker(t *testing.T) {
 	fx.Git("commit", "-q", "-a", "--amend", "-m", "person alone, amended")
 	amended := fx.Git("rev-parse", "HEAD")
 	waitQueueDrained(t, repo, lock)
-	if got := attributionRecords(t, repo, amended); len(got) != 1 || got[0] != attribution.SourceAmend {
-		t.Errorf("amended %.8s: attribution records from %v, want one carried by the amend", amended, got)
-	}
+	wantAttributionFrom(t, repo, amended, attribution.SourceAmend, "amended")
 	if got := contributors(t, fx, "c.txt", amended); len(got) != 1 || got[0] != "human" {
 		t.Errorf("c.txt after the amend: %q, want human", got)
+	}
+}
+
+// wantCodexLines checks that the five lines of p.go at rev are the
+// scripted Codex session's.
+func wantCodexLines(t *testing.T, fx *fixtures.Repo, rev, when string) {
+	t.Helper()
+	codex := "ai/codex/gpt-5-codex/s2"
+	want := []string{codex, codex, codex, codex, codex}
+	if got := contributors(t, fx, "p.go", rev); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("p.go %s: %q, want %q", when, got, want)
+	}
+}
+
+// wantAttributionFrom checks that commit has one attribution record,
+// written by source.
+func wantAttributionFrom(t *testing.T, repo *gitops.Repo, commit, source, what string) {
+	t.Helper()
+	if got := attributionRecords(t, repo, commit); len(got) != 1 || got[0] != source {
+		t.Errorf("%s %.8s: attribution records from %v, want one from %s", what, commit, got, source)
 	}
 }
 
@@ -384,17 +394,11 @@ func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
 	if rebased == old {
 		t.Fatal("nothing was rebased")
 	}
-	if got := attributionRecords(t, repo, rebased); len(got) != 1 || got[0] != attribution.SourceRebase {
-		t.Errorf("rebased %.8s: attribution records from %v, want one carried by the rebase", rebased, got)
-	}
+	wantAttributionFrom(t, repo, rebased, attribution.SourceRebase, "rebased")
 	if by, _ := summaries(t, repo, rebased); by[annotate.SourceRebase] != 1 {
 		t.Errorf("rebased %.8s: summaries by source %v, want one carried by the rebase", rebased, by)
 	}
-	codex := "ai/codex/gpt-5-codex/s2"
-	want := []string{codex, codex, codex, codex, codex}
-	if got := contributors(t, fx, "p.go", rebased); strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("p.go after the rebase: %q, want %q", got, want)
-	}
+	wantCodexLines(t, fx, rebased, "after the rebase")
 	waitQueueDrained(t, repo, lock)
 }
 
@@ -419,12 +423,6 @@ func TestDeferredCherryPickCarriesAttribution(t *testing.T) {
 	picked := fx.Git("rev-parse", "HEAD")
 	waitQueueDrained(t, repo, lock)
 
-	if got := attributionRecords(t, repo, picked); len(got) != 1 || got[0] != attribution.SourceCherryPick {
-		t.Errorf("picked %.8s: attribution records from %v, want one carried by the cherry-pick", picked, got)
-	}
-	codex := "ai/codex/gpt-5-codex/s2"
-	want := []string{codex, codex, codex, codex, codex}
-	if got := contributors(t, fx, "p.go", picked); strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("p.go after the cherry-pick: %q, want %q", got, want)
-	}
+	wantAttributionFrom(t, repo, picked, attribution.SourceCherryPick, "picked")
+	wantCodexLines(t, fx, picked, "after the cherry-pick")
 }
