@@ -12,15 +12,9 @@
 //
 // Usage: node fake-anthropic.mjs <log file> <script file>
 // It prints "listening <port>" on stdout when ready.
-import http from "node:http";
-import fs from "node:fs";
+import { scriptedArgs, serveLogged } from "./fake-server.mjs";
 
-const [logFile, scriptFile] = process.argv.slice(2);
-if (!logFile || !scriptFile) {
-  console.error("usage: fake-anthropic.mjs <log file> <script file>");
-  process.exit(2);
-}
-const script = JSON.parse(fs.readFileSync(scriptFile, "utf8"));
+const { logFile, script } = scriptedArgs("fake-anthropic.mjs");
 
 let ids = 0;
 const id = (p) => `${p}_${String(++ids).padStart(6, "0")}`;
@@ -79,42 +73,25 @@ function stream(res, body, r) {
   res.end();
 }
 
-const server = http.createServer((req, res) => {
-  let raw = "";
-  req.on("data", (c) => (raw += c));
-  req.on("end", () => {
-    let body = {};
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      /* not JSON: logged as is */
-    }
-    fs.appendFileSync(logFile, JSON.stringify({ method: req.method, url: req.url, body }) + "\n");
-    const path = req.url.split("?")[0];
-    if (req.method === "POST" && path === "/v1/messages/count_tokens") {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ input_tokens: 100 }));
-      return;
-    }
-    if (req.method !== "POST" || path !== "/v1/messages") {
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not scripted" } }));
-      return;
-    }
-    const r = reply(body);
-    if (body.stream) {
-      stream(res, body, r);
-      return;
-    }
+serveLogged(logFile, (req, res, body, path) => {
+  if (req.method === "POST" && path === "/v1/messages/count_tokens") {
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({
-      id: id("msg"), type: "message", role: "assistant", model: body.model, content: r.content,
-      stop_reason: r.stop, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 20 },
-    }));
-  });
+    res.end(JSON.stringify({ input_tokens: 100 }));
+    return;
+  }
+  if (req.method !== "POST" || path !== "/v1/messages") {
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not scripted" } }));
+    return;
+  }
+  const r = reply(body);
+  if (body.stream) {
+    stream(res, body, r);
+    return;
+  }
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({
+    id: id("msg"), type: "message", role: "assistant", model: body.model, content: r.content,
+    stop_reason: r.stop, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 20 },
+  }));
 });
-
-server.listen(0, "127.0.0.1", () => {
-  console.log(`listening ${server.address().port}`);
-});
-process.on("SIGTERM", () => server.close(() => process.exit(0)));

@@ -13,15 +13,9 @@
 //
 // Usage: node fake-gemini.mjs <log file> <script file>
 // It prints "listening <port>" on stdout when ready.
-import http from "node:http";
-import fs from "node:fs";
+import { scriptedArgs, serveLogged } from "./fake-server.mjs";
 
-const [logFile, scriptFile] = process.argv.slice(2);
-if (!logFile || !scriptFile) {
-  console.error("usage: fake-gemini.mjs <log file> <script file>");
-  process.exit(2);
-}
-const script = JSON.parse(fs.readFileSync(scriptFile, "utf8"));
+const { logFile, script } = scriptedArgs("fake-gemini.mjs");
 
 function declares(body, name) {
   return (body.tools || []).some((t) => (t.functionDeclarations || []).some((f) => f.name === name));
@@ -45,46 +39,29 @@ function reply(body) {
   };
 }
 
-const server = http.createServer((req, res) => {
-  let raw = "";
-  req.on("data", (c) => (raw += c));
-  req.on("end", () => {
-    let body = {};
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      /* not JSON: logged as is */
+serveLogged(logFile, (req, res, body, path) => {
+  if (path.endsWith(":countTokens")) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ totalTokens: 100 }));
+    return;
+  }
+  if (path.endsWith(":streamGenerateContent")) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(`data: ${JSON.stringify(reply(body))}\r\n\r\n`);
+    return;
+  }
+  if (path.endsWith(":generateContent")) {
+    // Side requests (routing, next speaker) want JSON back when they ask
+    // for it; a neutral object satisfies them.
+    const wantsJSON = body.generationConfig?.responseMimeType === "application/json";
+    const r = reply(body);
+    if (wantsJSON) {
+      r.candidates[0].content.parts = [{ text: JSON.stringify({ reasoning: "stand-in", next_speaker: "user", model_choice: "flash" }) }];
     }
-    fs.appendFileSync(logFile, JSON.stringify({ method: req.method, url: req.url, body }) + "\n");
-    const path = req.url.split("?")[0];
-    if (path.endsWith(":countTokens")) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ totalTokens: 100 }));
-      return;
-    }
-    if (path.endsWith(":streamGenerateContent")) {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(`data: ${JSON.stringify(reply(body))}\r\n\r\n`);
-      return;
-    }
-    if (path.endsWith(":generateContent")) {
-      // Side requests (routing, next speaker) want JSON back when they ask
-      // for it; a neutral object satisfies them.
-      const wantsJSON = body.generationConfig?.responseMimeType === "application/json";
-      const r = reply(body);
-      if (wantsJSON) {
-        r.candidates[0].content.parts = [{ text: JSON.stringify({ reasoning: "stand-in", next_speaker: "user", model_choice: "flash" }) }];
-      }
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(r));
-      return;
-    }
-    res.writeHead(404, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { code: 404, message: "not scripted", status: "NOT_FOUND" } }));
-  });
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(r));
+    return;
+  }
+  res.writeHead(404, { "content-type": "application/json" });
+  res.end(JSON.stringify({ error: { code: 404, message: "not scripted", status: "NOT_FOUND" } }));
 });
-
-server.listen(0, "127.0.0.1", () => {
-  console.log(`listening ${server.address().port}`);
-});
-process.on("SIGTERM", () => server.close(() => process.exit(0)));

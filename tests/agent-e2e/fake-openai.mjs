@@ -12,10 +12,8 @@
 //
 // Usage: node fake-openai.mjs <log file> <script file>
 // It prints "listening <port>" on stdout when ready.
-import http from "node:http";
-import fs from "node:fs";
-const [logFile, scriptFile] = process.argv.slice(2);
-const script = JSON.parse(fs.readFileSync(scriptFile, "utf8"));
+import { scriptedArgs, serveLogged } from "./fake-server.mjs";
+const { logFile, script } = scriptedArgs("fake-openai.mjs");
 let ids = 0;
 const id = (p) => `${p}_${++ids}`;
 function outputs(body) {
@@ -27,47 +25,31 @@ function declares(body, name) {
 function sse(res, type, data) {
   res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 }
-const server = http.createServer((req, res) => {
-  let raw = "";
-  req.on("data", (c) => (raw += c));
-  req.on("end", () => {
-    let body = {};
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      /* not JSON: logged as is */
-    }
-    fs.appendFileSync(logFile, JSON.stringify({ method: req.method, url: req.url, body }) + "\n");
-    const path = req.url.split("?")[0];
-    if (req.method === "GET" && path.endsWith("/models")) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ object: "list", data: [] }));
-      return;
-    }
-    if (req.method !== "POST" || !path.endsWith("/responses")) {
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { message: "not scripted" } }));
-      return;
-    }
-    const step = declares(body, "apply_patch") ? script.steps[outputs(body)] : undefined;
-    let item;
-    if (step) {
-      const tool = declares(body, step.name);
-      item = tool && tool.type === "custom"
-        ? { type: "custom_tool_call", id: id("ctc"), status: "completed", call_id: id("call"), name: step.name, input: step.input }
-        : { type: "function_call", id: id("fc"), status: "completed", call_id: id("call"), name: step.name, arguments: JSON.stringify(step.args ?? { input: step.input }) };
-    } else {
-      item = { type: "message", id: id("msg"), role: "assistant", status: "completed", content: [{ type: "output_text", text: script.final || "Done.", annotations: [] }] };
-    }
-    const rid = id("resp");
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    sse(res, "response.created", { response: { id: rid } });
-    sse(res, "response.output_item.done", { output_index: 0, item });
-    sse(res, "response.completed", { response: { id: rid, usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 } } });
-    res.end();
-  });
+serveLogged(logFile, (req, res, body, path) => {
+  if (req.method === "GET" && path.endsWith("/models")) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ object: "list", data: [] }));
+    return;
+  }
+  if (req.method !== "POST" || !path.endsWith("/responses")) {
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: "not scripted" } }));
+    return;
+  }
+  const step = declares(body, "apply_patch") ? script.steps[outputs(body)] : undefined;
+  let item;
+  if (step) {
+    const tool = declares(body, step.name);
+    item = tool && tool.type === "custom"
+      ? { type: "custom_tool_call", id: id("ctc"), status: "completed", call_id: id("call"), name: step.name, input: step.input }
+      : { type: "function_call", id: id("fc"), status: "completed", call_id: id("call"), name: step.name, arguments: JSON.stringify(step.args ?? { input: step.input }) };
+  } else {
+    item = { type: "message", id: id("msg"), role: "assistant", status: "completed", content: [{ type: "output_text", text: script.final || "Done.", annotations: [] }] };
+  }
+  const rid = id("resp");
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  sse(res, "response.created", { response: { id: rid } });
+  sse(res, "response.output_item.done", { output_index: 0, item });
+  sse(res, "response.completed", { response: { id: rid, usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 } } });
+  res.end();
 });
-server.listen(0, "127.0.0.1", () => {
-  console.log(`listening ${server.address().port}`);
-});
-process.on("SIGTERM", () => server.close(() => process.exit(0)));
