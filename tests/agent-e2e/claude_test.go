@@ -190,6 +190,28 @@ func checkExchanges(t *testing.T, ex []exchange, session, dir string) map[string
 	return seen
 }
 
+// runAgentCLI runs an agent's CLI (argv) in dir with env, for at most 90
+// seconds, and returns its standard output; what names the run in the log
+// and in a failure, which shows its standard error too.
+func runAgentCLI(t *testing.T, what, dir string, env []string, argv ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, env
+	start := time.Now()
+	out, err := cmd.Output()
+	t.Logf("%s took %v", what, time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("%s: %v\n%s\n%s", what, err, out, stderr)
+	}
+	return out
+}
+
 // checkPending checks that the agent's edits wait in the capture store.
 func checkPending(t *testing.T, fx *fixtures.Repo, agent, session string, files ...string) {
 	t.Helper()
@@ -223,26 +245,12 @@ func TestClaudeCodeRunsGlossHooksOffline(t *testing.T) {
 		"final": "Done.",
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "Make greet say hello, world and leave a note", "--output-format", "json", "--permission-mode", "acceptEdits")
-	cmd.Dir = fx.Dir
-	cmd.Env = append(env,
+	out := runAgentCLI(t, "claude -p", fx.Dir, append(env,
 		"ANTHROPIC_BASE_URL="+baseURL, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key",
 		// Documented switches: no telemetry, error reports, updates or other
 		// traffic besides the model API.
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
-	)
-	start := time.Now()
-	out, err := cmd.Output()
-	t.Logf("claude -p took %v", time.Since(start).Round(time.Millisecond))
-	if err != nil {
-		stderr := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("claude -p: %v\n%s\n%s", err, out, stderr)
-	}
+	), claude, "-p", "Make greet say hello, world and leave a note", "--output-format", "json", "--permission-mode", "acceptEdits")
 	var result struct {
 		IsError bool   `json:"is_error"`
 		Subtype string `json:"subtype"`

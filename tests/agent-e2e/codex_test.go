@@ -3,14 +3,11 @@ package agente2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Codex CLI, offline: a custom model provider whose base_url is
@@ -41,26 +38,13 @@ func TestCodexRunsGlossHooksOffline(t *testing.T) {
 		"final": "Done.",
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, codex, "exec", "--json", "--trust", "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox",
+	out := runAgentCLI(t, "codex exec", fx.Dir, append(env, "CODEX_HOME="+codexHome, "STANDIN_API_KEY=test-not-a-key"),
+		codex, "exec", "--json", "--trust", "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox",
 		"-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false", "-c", "features.plugins=false",
 		"-c", "model_provider=standin",
 		"-c", `model_providers.standin={name="stand-in", base_url="`+baseURL+`/v1", env_key="STANDIN_API_KEY", wire_api="responses", supports_websockets=false}`,
 		"-c", "model=gpt-5.5",
 		"Make greet say hello, world and leave a note")
-	cmd.Dir = fx.Dir
-	cmd.Env = append(env, "CODEX_HOME="+codexHome, "STANDIN_API_KEY=test-not-a-key")
-	start := time.Now()
-	out, err := cmd.Output()
-	t.Logf("codex exec took %v", time.Since(start).Round(time.Millisecond))
-	if err != nil {
-		stderr := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("codex exec: %v\n%s\n%s", err, out, stderr)
-	}
 	// codex exec --json prints JSON Lines events.
 	thread, final := "", ""
 	sc := bufio.NewScanner(bytes.NewReader(out))

@@ -1,7 +1,6 @@
 package agente2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Gemini CLI, offline: GOOGLE_GEMINI_BASE_URL points it at fake-gemini.mjs.
@@ -58,21 +56,9 @@ func TestGeminiCLIRunsGlossHooksOffline(t *testing.T) {
 		"final": "Done.",
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, gemini, "-p", "Make greet say hello, world and leave a note", "--output-format", "json", "--yolo")
-	cmd.Dir = fx.Dir
-	cmd.Env = append(env, "GOOGLE_GEMINI_BASE_URL="+baseURL, "GEMINI_API_KEY=test-not-a-key", "GEMINI_CLI_NO_RELAUNCH=1")
-	start := time.Now()
-	out, err := cmd.Output()
-	t.Logf("gemini -p took %v", time.Since(start).Round(time.Millisecond))
-	if err != nil {
-		stderr := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("gemini -p: %v\n%s\n%s", err, out, stderr)
-	}
+	out := runAgentCLI(t, "gemini -p", fx.Dir,
+		append(env, "GOOGLE_GEMINI_BASE_URL="+baseURL, "GEMINI_API_KEY=test-not-a-key", "GEMINI_CLI_NO_RELAUNCH=1"),
+		gemini, "-p", "Make greet say hello, world and leave a note", "--output-format", "json", "--yolo")
 	var result struct {
 		Session  string `json:"session_id"`
 		Response string `json:"response"`
