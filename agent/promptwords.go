@@ -1,11 +1,11 @@
 package agent
 
 import (
-	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/gloss-dev/gloss/notebook"
 )
 
 // A prompt is a sentence, not a search query: most of its words ("how",
@@ -19,9 +19,7 @@ import (
 // and words of fewer than three letters, in order, joined by spaces.
 func contentWords(prompt string) string {
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(prompt), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range notebook.Tokenize(prompt) {
 		if utf8.RuneCountInString(w) < 3 {
 			continue
 		}
@@ -41,8 +39,7 @@ func contentWords(prompt string) string {
 // ln(1 + (n-0.5)/1.5): 0.29 in a notebook of one note, 1.99 in one of
 // ten, from where the default 1.5 applies.)
 func promptThreshold(configured float64, notes int) float64 {
-	idf := math.Log(1 + (float64(notes)-0.5)/1.5)
-	return min(configured, 0.75*idf)
+	return min(configured, 0.75*notebook.IDF(float64(notes), 1))
 }
 
 // stopWords are English function words and the words prompts to coding

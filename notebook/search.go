@@ -90,8 +90,9 @@ type posting struct {
 	fm   int // occurrences in the frontmatter (and file name)
 }
 
-// tokenize lowercases text and splits it into words of letters and digits.
-func tokenize(s string) []string {
+// Tokenize lowercases text and splits it into words of letters and
+// digits: the words of notes and queries that search matches.
+func Tokenize(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
@@ -115,14 +116,14 @@ func analyze(p string, data []byte) (*doc, map[string][2]int) {
 	} else {
 		d.title, d.typ = strings.TrimSuffix(path.Base(p), path.Ext(p)), noteType(p, nil)
 	}
-	for _, t := range tokenize(string(body)) {
+	for _, t := range Tokenize(string(body)) {
 		c := terms[t]
 		c[0]++
 		terms[t] = c
 		d.bodyLen++
 	}
 	// The file name counts as frontmatter: a note is found by its name.
-	for _, t := range tokenize(fmText + " " + strings.TrimSuffix(path.Base(p), path.Ext(p))) {
+	for _, t := range Tokenize(fmText + " " + strings.TrimSuffix(path.Base(p), path.Ext(p))) {
 		c := terms[t]
 		c[1]++
 		terms[t] = c
@@ -287,7 +288,7 @@ func (nb *Notebook) statNotes(fn func(p string, info fs.FileInfo)) error {
 
 // Search runs a query.
 func (nb *Notebook) Search(in SearchInput) (*SearchResult, error) {
-	terms := slices.Compact(sortedCopy(tokenize(in.Query)))
+	terms := slices.Compact(sortedCopy(Tokenize(in.Query)))
 	if len(terms) == 0 {
 		return nil, refuse(InvalidArgument, "the query has no words to search for")
 	}
@@ -356,7 +357,7 @@ func (nb *Notebook) Search(in SearchInput) (*SearchResult, error) {
 				df++
 			}
 		}
-		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		idf := IDF(N, float64(df))
 		for _, p := range ps {
 			d := idx.docs[p.doc]
 			f := float64(tfOf(p, content, front))
@@ -390,6 +391,12 @@ func (nb *Notebook) Search(in SearchInput) (*SearchResult, error) {
 		res.Results = append(res.Results, hit)
 	}
 	return res, nil
+}
+
+// IDF is BM25's inverse document frequency of a term found in df of n
+// notes.
+func IDF(n, df float64) float64 {
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
 func fieldLen(d *doc, content, front bool) int {
