@@ -58,10 +58,11 @@ func (r *Repo) planWorktree(ctx context.Context, path string, start, end int) (*
 
 // worktreeFrom is the working-tree blame from base, the blame of head.
 func (r *Repo) worktreeFrom(ctx context.Context, head, path string, base *blameEntry, start, end int) (*Blame, error) {
-	if r.worktreeMatches(head, path) {
+	attrs := r.attributeFiles(path)
+	if r.worktreeMatches(head, path, attrs) {
 		return base.slice(start, end)
 	}
-	if namesDriver(r.attributeFiles(path)) && r.convertedByDriver(ctx, path) {
+	if namesDriver(attrs) && r.convertedByDriver(ctx, path) {
 		return r.Blame(ctx, "", path, start, end)
 	}
 	files, err := r.commitDiff(ctx, head, "", []string{path}, false)
@@ -89,7 +90,8 @@ func (r *Repo) worktreeFrom(ctx context.Context, head, path string, base *blameE
 // file, so the shortcut is taken only when that conversion cannot change
 // anything: no attributes file that could name a filter, ident, encoding
 // or eol for it, and no carriage return autocrlf could strip.
-func (r *Repo) worktreeMatches(head, path string) bool {
+// attrs are the attributes files that could apply to path (attributeFiles).
+func (r *Repo) worktreeMatches(head, path string, attrs []string) bool {
 	full := filepath.Join(r.root, filepath.FromSlash(path))
 	if info, err := os.Lstat(full); err != nil || !info.Mode().IsRegular() {
 		return false
@@ -114,7 +116,7 @@ func (r *Repo) worktreeMatches(head, path string) bool {
 	if bytes.IndexByte(data, '\r') >= 0 && r.autocrlf() {
 		return false
 	}
-	return !r.attributesMayConvert(path, data)
+	return !attributesMayConvert(attrs, data)
 }
 
 // autocrlf reports whether core.autocrlf asks git to convert line endings.
@@ -139,8 +141,7 @@ func (r *Repo) autocrlf() bool {
 // and whitespace rules), and taking the shortcut there saves a git diff
 // process on every warm read. Macros live in the same files, so a macro
 // that sets a filter names it there too.
-func (r *Repo) attributesMayConvert(path string, data []byte) bool {
-	files := r.attributeFiles(path)
+func attributesMayConvert(files []string, data []byte) bool {
 	if len(files) == 0 {
 		return false
 	}
