@@ -50,6 +50,7 @@ var table = map[string]row{
 	"fault":       {rank: leaf},
 	"frontmatter": {rank: leaf},
 	"schemas":     {rank: leaf},
+	"termtext":    {rank: leaf},
 
 	"gitops":     {rank: gitLayer, imports: []string{"atomicfile", "detach", "fault"}},
 	"treesitter": {rank: parsing, imports: []string{"editdist"}},
@@ -79,7 +80,7 @@ var table = map[string]row{
 	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
 	"web":   {rank: door, imports: []string{"attribution", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "tasks", "why"}},
 
-	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "mcp", "noma", "notebook", "notes", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "web", "why"}},
+	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "mcp", "noma", "notebook", "notes", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "web", "why"}},
 
 	"cmd/git-gloss": {rank: program, imports: []string{"cli"}},
 

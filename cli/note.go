@@ -59,7 +59,7 @@ func (g *Globals) emitNote(v any, pretty bool, human func(s *styler)) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(g.stdout, "%s\n", data)
+		_, err = fmt.Fprintf(g.rawStdout, "%s\n", data)
 		return err
 	}
 	return g.emit(v, human)
