@@ -231,7 +231,7 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 		if model == "" && p.Agent == Claude {
 			model = ModelFromTranscript(p.Transcript)
 		}
-		if err := capture(repo, p, model); err != nil {
+		if err := captureEdits(repo, p, model); err != nil {
 			return "", err
 		}
 		if ss == nil || (model != "" && ss.Model != model) {
