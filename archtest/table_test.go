@@ -73,7 +73,7 @@ var table = map[string]row{
 
 	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "lazyregexp", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "why"}},
 	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},
-	"setup": {rank: workflow, imports: []string{"atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
+	"setup": {rank: workflow, imports: []string{"agent", "atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
 	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "detach", "gitops", "reconcile", "setup"}},
 	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
