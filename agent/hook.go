@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // maxPayload bounds what is read from an agent: payloads carry file
@@ -132,7 +133,7 @@ func Hook(ctx context.Context, req Request) (out []byte) {
 // EnvFault injects a failure, for tests of the rules above: "error",
 // "panic", or "sleep" (past any time budget). It can only make gloss fail
 // quietly; it never makes it do anything else.
-const EnvFault = "GLOSS_AGENT_FAULT"
+const EnvFault = runenv.AgentFault
 
 // handle does the work of one event and returns the context to deliver.
 func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (string, error) {

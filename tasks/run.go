@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // Agent runs. `task_work_start` starts a supervisor process (git-gloss
@@ -381,15 +381,14 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 	logw := &stampWriter{w: logFile}
 	fmt.Fprintf(logw, "# gloss: run of %s started in %s: %s\n", id, run.Worktree, run.Command)
 
-	cmd := exec.Command("sh", "-c", run.Command+` "$GLOSS_TASK_PROMPT"`)
+	cmd := exec.Command("sh", "-c", run.Command+` "$`+runenv.TaskPrompt+`"`)
 	cmd.Dir = run.Worktree
 	name, model := agentIdentity(run.Command)
-	cmd.Env = append(os.Environ(),
-		"GLOSS_TASK_ID="+id, "GLOSS_TASK_FILE="+path.Join(Dir, id+".md"), "GLOSS_TASK_PROMPT="+string(prompt),
-		"GLOSS_WORKTREE="+run.Worktree, "GLOSS_BRANCH="+run.Branch,
-		// The agent's commits are recorded as its own: annotate and
-		// attribution read these in the post-commit hook.
-		annotate.EnvAgent+"="+name, annotate.EnvAgentModel+"="+model, "GLOSS_SESSION="+id)
+	// The agent's commits are recorded as its own: annotate and
+	// attribution read the agent run in the post-commit hook.
+	cmd.Env = append(runenv.AgentRun{Agent: name, Model: model, Session: id}.Environ(os.Environ()),
+		runenv.TaskID+"="+id, runenv.TaskFile+"="+path.Join(Dir, id+".md"), runenv.TaskPrompt+"="+string(prompt),
+		runenv.Worktree+"="+run.Worktree, runenv.Branch+"="+run.Branch)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
