@@ -388,11 +388,9 @@ func TestClaudeCodeNotebookEditIsCaptured(t *testing.T) {
 	if post == nil {
 		t.Fatalf("no PostToolUse for NotebookEdit")
 	}
-	if os.Getenv("GLOSS_E2E_KEEP") != "" {
-		raw, _ := json.Marshal(post.payload)
-		t.Logf("PostToolUse NotebookEdit payload: %s", raw)
-		t.Logf("notebook after the edit:\n%s", fx.Read("analysis.ipynb"))
-	}
+	// With -v, the payload as the CLI sent it (agent/testdata/claude/notebook).
+	raw, _ := json.Marshal(post.payload)
+	t.Logf("PostToolUse NotebookEdit payload: %s", raw)
 	checkPending(t, fx, "claude", post.payload["session_id"].(string), "analysis.ipynb")
 	fx.Git("add", "-A")
 	fx.Git("commit", "-q", "-m", "the notebook prints 42")
