@@ -265,7 +265,7 @@ func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, e
 		time.Sleep(20 * time.Millisecond)
 	}
 	if run.State == "starting" {
-		return nil, fmt.Errorf("the agent for %s did not start within 10 s; see %s", t.ID, filepath.Join(d, "supervisor.log"))
+		return nil, fmt.Errorf("the agent for %s did not start within 10 s; see %s", t.ID, s.rel(filepath.Join(d, "supervisor.log")))
 	}
 	res := &StartResult{Schema: schemaTag, ProcessID: fmt.Sprintf("%s-%d", t.ID, run.PID), TaskID: t.ID, PID: run.PID,
 		StartedAt: run.StartedAt, Mode: "single", Started: true, Worktree: wt, Branch: branch,
@@ -307,6 +307,16 @@ func (s *Store) ensureWorktree(ctx context.Context, id, branch string) (string, 
 		return wt, s.repo.AddWorktree(ctx, wt, branch, "")
 	}
 	return wt, s.repo.AddWorktree(ctx, wt, branch, "HEAD")
+}
+
+// rel names a path as the task log and messages show it: relative to the
+// repository's root when it is inside (a run's worktree under .git/gloss
+// is), as docs/cli.md promises for every output.
+func (s *Store) rel(p string) string {
+	if r, err := filepath.Rel(s.repo.Root(), p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(r)
+	}
+	return p
 }
 
 // writePrompt writes what the agent is asked to do.
@@ -379,7 +389,7 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 	}
 	defer logFile.Close()
 	logw := &stampWriter{w: logFile}
-	fmt.Fprintf(logw, "# gloss: run of %s started in %s: %s\n", id, run.Worktree, run.Command)
+	fmt.Fprintf(logw, "# gloss: run of %s started in %s: %s\n", id, s.rel(run.Worktree), run.Command)
 
 	cmd := exec.Command("sh", "-c", run.Command+` "$`+runenv.TaskPrompt+`"`)
 	cmd.Dir = run.Worktree
