@@ -3,7 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"slices"
-	"strings"
+
+	"github.com/gloss-dev/gloss/gitops"
 )
 
 // Claude Code (https://code.claude.com/docs/en/hooks). Its hook input is
@@ -156,17 +157,7 @@ func structuredPatchAdded(resp json.RawMessage) (added []int, ok bool) {
 	}
 	added = []int{} // not nil: a deletion adds nothing, and says so
 	for _, h := range r.StructuredPatch {
-		n := h.NewStart
-		for _, l := range h.Lines {
-			switch {
-			case strings.HasPrefix(l, "+"):
-				added = append(added, n)
-				n++
-			case strings.HasPrefix(l, "-"), strings.HasPrefix(l, "\\"):
-			default:
-				n++
-			}
-		}
+		added = append(added, gitops.HunkAdded(h.NewStart, h.Lines)...)
 	}
 	return added, true
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/lazyregexp"
 )
 
@@ -160,8 +160,6 @@ func replacements(resp json.RawMessage) int {
 	return n
 }
 
-var hunkHeader = lazyregexp.New(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
-
 // fileDiffAdded reads the lines an edit added from Gemini CLI's
 // tool_response.returnDisplay.fileDiff (a unified diff of the file, made
 // by jsdiff's createPatch).
@@ -178,30 +176,13 @@ func fileDiffAdded(resp json.RawMessage) (added []int, ok bool) {
 	if json.Unmarshal(r.ReturnDisplay, &d) != nil || d.FileDiff == "" {
 		return nil, false
 	}
-	return addedLines(d.FileDiff)
-}
-
-// addedLines numbers the "+" lines of a unified diff's hunks.
-func addedLines(diff string) (added []int, ok bool) {
-	added = []int{}
-	n, inHunk := 0, false
-	for _, l := range strings.Split(diff, "\n") {
-		if m := hunkHeader.FindStringSubmatch(l); m != nil {
-			n, _ = strconv.Atoi(m[1])
-			inHunk = true
-			continue
-		}
-		if !inHunk {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(l, "+"):
-			added = append(added, n)
-			n++
-		case strings.HasPrefix(l, "-"), strings.HasPrefix(l, "\\"):
-		default:
-			n++
-		}
+	files, err := gitops.ParseUnifiedDiff([]byte(d.FileDiff))
+	if err != nil || len(files) != 1 || len(files[0].Hunks) == 0 {
+		return nil, false
 	}
-	return added, inHunk
+	added = files[0].Added()
+	if added == nil {
+		added = []int{} // a deletion adds nothing, and says so
+	}
+	return added, true
 }
