@@ -145,7 +145,7 @@ func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp compu
 		return nil, err
 	}
 	byHash := map[string]map[string]*capture.Edit{} // file -> hash -> latest edit
-	written := map[string][][2]int{}         // file -> line ranges the agent's edits left
+	written := map[string][][2]int{}                // file -> line ranges the agent's edits left
 	for i := range comp.claims {
 		cl := &comp.claims[i]
 		for _, r := range cl.Lines {

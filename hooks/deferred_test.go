@@ -427,3 +427,35 @@ func TestDeferredCherryPickCarriesAttribution(t *testing.T) {
 	wantAttributionFrom(t, repo, picked, attribution.SourceCherryPick, "picked")
 	wantCodexLines(t, fx, picked, "after the cherry-pick")
 }
+
+// TestWorkerRunsAJobQueuedByTheOldShape: a job queued by gloss 0.1 (the
+// annotation at the top, the attribution inside it) and left by a worker
+// that died before an upgrade is run by the next worker: the commit gets
+// its annotations and its attribution.
+func TestWorkerRunsAJobQueuedByTheOldShape(t *testing.T) {
+	t.Parallel()
+	fx, repo, lock := deferringRepo(t)
+	fx.Write("a.go", "package a\n\nfunc A() int {\n\treturn 1\n}\n")
+	fx.Git("add", "a.go")
+	fx.Git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "made without the hooks")
+	head := fx.Git("rev-parse", "HEAD")
+	old := `{"commit":"` + head + `","reflog":"commit: made without the hooks","staged":[{"file":"a.go","anchor":"A","intent":"why A, staged in 0.1"}],` +
+		`"attribution":{"commit":"` + head + `","env":{"GLOSS_AGENT":"codex","GLOSS_MODEL":"gpt-5-codex"}}}`
+	queue := filepath.Join(repo.CommonDir(), "gloss", "queue")
+	if err := os.MkdirAll(queue, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(queue, head+".json"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx.MustGloss("hook-worker")
+	waitQueueDrained(t, repo, lock)
+	by, agent := summaries(t, repo, head)
+	if by[annotate.SourceHook] != 1 || strings.Join(agent, "|") != "why A, staged in 0.1" {
+		t.Errorf("the old job's commit: summaries %v, agent intents %q", by, agent)
+	}
+	wantAttributionFrom(t, repo, head, attribution.SourceHook, "old job's")
+	if got := contributors(t, fx, "a.go", "HEAD"); len(got) == 0 || got[0] != "ai/codex/gpt-5-codex/" {
+		t.Errorf("a.go's lines: %q, want the environment's agent", got)
+	}
+}
