@@ -11,7 +11,7 @@ import (
 
 // File is the version of a file decisions are looked up for.
 type File struct {
-	Path    string              // repository-relative, today's name
+	Path    string                     // repository-relative, today's name
 	Content []byte                     // the version read (the working tree, a revision, a buffer)
 	Outline func() []treesitter.Anchor // its anchors, asked for only when a record has one
 	Tip     string                     // the commit whose history it is read in (HEAD for the working tree)
@@ -20,7 +20,7 @@ type File struct {
 // How a record was bound to today's code.
 const (
 	BoundByName   = "name"    // its anchor, by its qualified name
-	BoundRenamed   = "renamed" // a function renamed since: followed through the history, or the same body
+	BoundRenamed  = "renamed" // a function renamed since: followed through the history, or the same body
 	BoundToPath   = "path"    // a file- or directory-level record
 	BoundNotFound = "deleted" // its anchor is no longer in the file: retired
 )

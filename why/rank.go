@@ -250,7 +250,6 @@ func noAnnotationsNote(repo *gitops.Repo) string {
 	return "no annotations cover these lines"
 }
 
-
 func view(r *annotate.Region, t time.Time) RegionView {
 	v := RegionView{
 		ID: r.ID, Commit: r.Commit, File: r.File, Anchor: r.Anchor, Lines: r.Lines,

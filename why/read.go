@@ -149,7 +149,7 @@ type reading struct {
 	target annotate.Lines
 	// blame: the lines blamed (the target and its enclosing anchors) and
 	// the file's history, for how much changed since a record.
-	blamed annotate.Lines
+	blamed    annotate.Lines
 	blame     *gitops.Blame
 	hist      *gitops.FileHistory
 	committed map[string]time.Time // committer times looked up

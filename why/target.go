@@ -81,7 +81,6 @@ func openFile(repo *gitops.Repo, p, rev string, content []byte) (*file, error) {
 	return f, nil
 }
 
-
 // outline is the file's anchors, parsed once (through the outline cache)
 // and only when a stage needs them: parsing is the largest fixed cost of
 // a read, and a file without decisions bound to its anchors never pays it
