@@ -214,8 +214,11 @@ func (r *reading) place(reg *annotate.Region, o *owned, b decisions.Bound, isBou
 		sort.Ints(current)
 		v.Current = &annotate.Lines{Start: current[0], End: current[len(current)-1]}
 	}
-	if !isBound {
-		// Found through blame: its lines at its commit are lines asked.
+	if !isBound || !reg.Decides() && !r.askedFor(reg, b) {
+		// Found through blame: its lines at its commit are lines asked. A
+		// record that decides nothing (an intent, reasoning) describes the
+		// code it came with: it is bound to its function or file only
+		// for a read of that function or file.
 		if overlap == 0 {
 			return v, false
 		}
@@ -242,6 +245,21 @@ func (r *reading) place(reg *annotate.Region, o *owned, b decisions.Bound, isBou
 		}
 	}
 	return v, true
+}
+
+// askedFor reports whether the query asks about what a bound record is
+// bound to: its anchor (read --anchor), or the whole file a file- or
+// directory-level record covers.
+func (r *reading) askedFor(reg *annotate.Region, b decisions.Bound) bool {
+	if b.Span != nil {
+		for _, a := range r.res.Resolved.Anchors {
+			if a.Start == b.Span.Start && a.End == b.Span.End {
+				return true
+			}
+		}
+		return false
+	}
+	return b.How == decisions.BoundToPath && r.q.Anchor == "" && r.q.Lines == nil
 }
 
 // overlapShare is the share of a record's lines that are target lines, as

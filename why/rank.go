@@ -92,8 +92,10 @@ func (r *reading) rankAndTrim() {
 	}
 }
 
-// rank is a view's class: decisions a change must honour come first.
-func rank(v *RegionView) int {
+// Rank is a view's class, the first key of a read's order: 0 for a
+// constraint or a rejected alternative (what a change must honour), 1 for
+// a risk, 2 for the rest (intent, reasoning, dependencies).
+func Rank(v *RegionView) int {
 	switch {
 	case len(v.Constraints) > 0 || len(v.RejectedAlternatives) > 0:
 		return 0
@@ -109,7 +111,7 @@ func sortViews(views []RegionView) {
 		if (a.Status == nil) != (b.Status == nil) {
 			return a.Status == nil
 		}
-		if ra, rb := rank(a), rank(b); ra != rb {
+		if ra, rb := Rank(a), Rank(b); ra != rb {
 			return ra < rb
 		}
 		if a.Trust != b.Trust {
