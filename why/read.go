@@ -170,6 +170,18 @@ func openFile(repo *gitops.Repo, p, rev string) (*file, error) {
 // function or a ref comes near it.
 const maxAnchor = 1024
 
+// checkAnchor refuses an anchor or revision longer than maxAnchor: every
+// answer repeats its query, and a huge one would come back whole, more
+// than once.
+func checkAnchor(names ...string) error {
+	for _, n := range names {
+		if len(n) > maxAnchor {
+			return fault.Usagef("an anchor or a revision is at most %d bytes", maxAnchor)
+		}
+	}
+	return nil
+}
+
 // Read answers a query.
 func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) {
 	res, _, _, err := read(ctx, repo, q)
@@ -188,10 +200,8 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 	if q.Lines != nil && (q.Lines.Start < 1 || q.Lines.End < q.Lines.Start) {
 		return nil, nil, nil, fault.Usagef("invalid line range %d:%d", q.Lines.Start, q.Lines.End)
 	}
-	// The answer repeats the query: a huge anchor or revision would come
-	// back whole, more than once.
-	if len(q.Anchor) > maxAnchor || len(q.Rev) > maxAnchor {
-		return nil, nil, nil, fault.Usagef("an anchor or a revision is at most %d bytes", maxAnchor)
+	if err := checkAnchor(q.Anchor, q.Rev); err != nil {
+		return nil, nil, nil, err
 	}
 	f, err := openFile(repo, q.Path, q.Rev)
 	if err != nil {
