@@ -150,6 +150,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		setLogger(stderr, false)
 		return c.report(run(&c.Globals))
 	}
+	if len(args) == 0 {
+		// Bare `git gloss` is a person asking what there is: the overview
+		// of the commands, as --help prints it, and success.
+		args = []string{"--help"}
+	}
 	exitCode := -1
 	parser, err := newParser(&c, stdout, stderr, func(code int) { exitCode = code })
 	if err != nil {
