@@ -52,22 +52,22 @@ var (
 
 // Task is one work item.
 type Task struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	Status      string    `json:"status"`
-	Type        string    `json:"type"`
-	DependsOn   []string  `json:"depends_on"`
-	Labels      []string  `json:"labels"`
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Status    string   `json:"status"`
+	Type      string   `json:"type"`
+	DependsOn []string `json:"depends_on"`
+	Labels    []string `json:"labels"`
 	// Every key Chant's chant_spec_get sends is there, absent values
 	// empty ([] or "") where Chant sends null: gloss's outputs hold no null
 	// (one type per member, see schemas/nonull.go).
-	TargetFiles []string `json:"target_files"`
-	Context     []string `json:"context"`
-	Prompt      string   `json:"prompt"`
-	Branch      string   `json:"branch"`
-	Commits     []string `json:"commits"`
-	CompletedAt string   `json:"completed_at"`
-	Model       string   `json:"model"`
+	TargetFiles []string  `json:"target_files"`
+	Context     []string  `json:"context"`
+	Prompt      string    `json:"prompt"`
+	Branch      string    `json:"branch"`
+	Commits     []string  `json:"commits"`
+	CompletedAt string    `json:"completed_at"`
+	Model       string    `json:"model"`
 	Approval    *Approval `json:"approval,omitempty" jsonschema:"Chant's approval gate: required and not approved, a pending task is blocked"`
 
 	Path     string    `json:"-"` // repository-relative
