@@ -73,13 +73,16 @@ var table = map[string]row{
 
 	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "lazyregexp", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "why"}},
 	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},
-	"setup": {rank: workflow, imports: []string{"atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
+	// review composes the capabilities and forge's check into a pull
+	// request's report, and posts it: a team workflow on a forge, like forge.
+	"review": {rank: workflow, imports: []string{"agent", "annotate", "attribution", "buildinfo", "config", "fault", "forge", "gitops", "notes", "schemas", "spec", "tasks", "why"}},
+	"setup":  {rank: workflow, imports: []string{"atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
-	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "detach", "gitops", "reconcile", "setup"}},
+	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "detach", "gitops", "reconcile", "review", "setup"}},
 	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
-	"web":   {rank: door, imports: []string{"attribution", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "tasks", "why"}},
+	"web":   {rank: door, imports: []string{"attribution", "fault", "gitops", "noma", "notebook", "reconcile", "review", "safepath", "schemas", "setup", "tasks", "why"}},
 
-	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "mcp", "noma", "notebook", "notes", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "web", "why"}},
+	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "mcp", "noma", "notebook", "notes", "reconcile", "review", "safepath", "schemas", "setup", "spec", "tasks", "web", "why"}},
 
 	"cmd/git-gloss": {rank: program, imports: []string{"cli"}},
 
