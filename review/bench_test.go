@@ -10,6 +10,7 @@ import (
 
 	"github.com/gloss-dev/gloss/bench"
 	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // BenchmarkReview times `git gloss review A..B --json` of a 200-commit
@@ -18,14 +19,13 @@ import (
 // review cannot do without, in the same run; it reports wall and CPU
 // (children included) per run and the ratio of the two walls.
 //
-// With GLOSS_BENCH_GIT, the source of a clone of git/git that has
-// 3f664917 (the mirror, or any clone), it measures
-// 3f664917~200..3f664917 (200 first-parent commits, 820 in all, 902
-// files, +35,447 -14,852) on the clone bench.PrepareRecipe makes of it
-// (bench.GitRecipe: gloss set up, region records on diff.c's diff_flush,
-// commit-level records on the newest 500 commits) in GLOSS_BENCH_DIR
-// (default a folder of the temp dir, kept between runs). Otherwise a
-// generated 600-commit history, HEAD~200..HEAD.
+// With GLOSS_BENCH_REPO, a clone of git/git that has 3f664917, it
+// measures 3f664917~200..3f664917 (200 first-parent commits, 820 in all,
+// 902 files, +35,447 -14,852) on the clone bench.PrepareRecipe makes of
+// it (bench.GitRecipe: gloss set up, region records on diff.c's
+// diff_flush, commit-level records on the newest 500 commits) in the temp
+// dir's gloss-bench-review-git, kept between runs. Otherwise a generated
+// 600-commit history, HEAD~200..HEAD.
 func BenchmarkReview(b *testing.B) {
 	bin := fixtures.Binary(b)
 	dir, rng := reviewTarget(b, bin)
@@ -59,11 +59,11 @@ func BenchmarkReview(b *testing.B) {
 
 // reviewTarget prepares the repository and the range to review.
 func reviewTarget(b *testing.B, bin string) (dir, rng string) {
-	if src := os.Getenv("GLOSS_BENCH_GIT"); src != "" {
-		dir = os.Getenv("GLOSS_BENCH_DIR")
-		if dir == "" {
-			dir = filepath.Join(os.TempDir(), "gloss-bench-review-git")
+	if src := runenv.Get(runenv.BenchRepo); src != "" {
+		if err := exec.Command("git", "-C", src, "cat-file", "-e", bench.GitRecipe.Rev+"^{commit}").Run(); err != nil {
+			b.Skipf("%s has no commit %s: the review benchmark runs on git/git", src, bench.GitRecipe.Rev)
 		}
+		dir = filepath.Join(os.TempDir(), "gloss-bench-review-git")
 		env, err := bench.PrepareRecipe(context.Background(), bench.GitRecipe, src, dir, bin)
 		if err != nil {
 			b.Fatal(err)

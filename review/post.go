@@ -17,6 +17,7 @@ import (
 
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // Forges Post knows.
@@ -83,7 +84,7 @@ type forgeAPI struct {
 // or merge request (GitLab CI) the job runs for: the first run creates
 // it, every later run edits the same comment (found by Marker at the start
 // of its body). It uses the forge's REST API with the job's token
-// (GITHUB_TOKEN; GitLab: GLOSS_REVIEW_TOKEN, else CI_JOB_TOKEN) and
+// (GITHUB_TOKEN; GitLab: runenv.ReviewToken, else CI_JOB_TOKEN) and
 // nothing else. Without a token, or outside a pull request, it posts
 // nothing and says why (Action Skipped): the caller has printed the report.
 func Post(ctx context.Context, body string, opts PostOptions) (*PostResult, error) {
@@ -196,15 +197,15 @@ func gitlabAPI(env func(string) string, client *http.Client) (*forgeAPI, *PostRe
 	target := "merge request !" + iid
 	var auth func(h http.Header)
 	switch {
-	case env("GLOSS_REVIEW_TOKEN") != "":
-		token := env("GLOSS_REVIEW_TOKEN")
+	case env(runenv.ReviewToken) != "":
+		token := env(runenv.ReviewToken)
 		auth = func(h http.Header) { h.Set("PRIVATE-TOKEN", token) }
 	case env("CI_JOB_TOKEN") != "":
 		token := env("CI_JOB_TOKEN")
 		auth = func(h http.Header) { h.Set("JOB-TOKEN", token) }
 	default:
 		return nil, &PostResult{Forge: GitLab, Target: target, Action: Skipped,
-			Reason: "no token: set the masked CI/CD variable GLOSS_REVIEW_TOKEN (a project access token with the api scope)"}, nil
+			Reason: "no token: set the masked CI/CD variable " + runenv.ReviewToken + " (a project access token with the api scope)"}, nil
 	}
 	base, err := apiBase(env("CI_API_V4_URL"))
 	if err != nil {
@@ -302,7 +303,7 @@ func (a *forgeAPI) write(ctx context.Context, method, path, body string) (string
 type deniedError struct{ forge, status string }
 
 func (e *deniedError) Error() string {
-	return fmt.Sprintf("%s refused to let the token write the comment (%s): a pull request from a fork gets a read-only token; otherwise give the job pull-requests: write (GitHub) or a GLOSS_REVIEW_TOKEN with the api scope (GitLab)", e.forge, e.status)
+	return fmt.Sprintf("%s refused to let the token write the comment (%s): a pull request from a fork gets a read-only token; otherwise give the job pull-requests: write (GitHub) or a %s with the api scope (GitLab)", e.forge, e.status, runenv.ReviewToken)
 }
 
 func (a *forgeAPI) do(ctx context.Context, method, path string, payload []byte) ([]byte, error) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/review"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // forgeRequest is one request the stand-in received.
@@ -263,7 +264,7 @@ func TestGitLabReviewJobKeepsOneNote(t *testing.T) {
 	srv := newStandIn(t, review.GitLab)
 	script := gitlabReviewJob(t)
 	env := []string{"GITLAB_CI=true", "CI_API_V4_URL=" + srv.URL + "/api/v4", "CI_PROJECT_ID=42", "CI_MERGE_REQUEST_IID=3",
-		"CI_MERGE_REQUEST_DIFF_BASE_SHA=" + main, "CI_PROJECT_URL=https://gitlab.invalid/o/r", "GLOSS_REVIEW_TOKEN=glpat-1"}
+		"CI_MERGE_REQUEST_DIFF_BASE_SHA=" + main, "CI_PROJECT_URL=https://gitlab.invalid/o/r", runenv.ReviewToken + "=glpat-1"}
 	for i, want := range []string{
 		"GET /api/v4/projects/42/merge_requests/3/notes, POST /api/v4/projects/42/merge_requests/3/notes",
 		"GET /api/v4/projects/42/merge_requests/3/notes, PUT /api/v4/projects/42/merge_requests/3/notes/100",
