@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
 )
 
@@ -12,7 +13,7 @@ import (
 // tree that is not on any branch yet (prepare-commit-msg makes one), it
 // says what post-commit will record for the commit about to be made.
 func Preview(ctx context.Context, repo *gitops.Repo, commit string) (*Record, error) {
-	claims, err := pendingClaims(repo)
+	claims, err := capture.PendingEdits(repo)
 	if err != nil {
 		return nil, err
 	}

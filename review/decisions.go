@@ -44,11 +44,14 @@ func lookupDecisions(ctx context.Context, repo *gitops.Repo, f *fileWork, base, 
 			return fmt.Errorf("read the records of %s at %s: %w", s.path, gitops.ShortID(s.rev), err)
 		}
 		for _, r := range res.Regions {
-			if !isDecision(r) {
+			if !r.Decides() {
 				continue
 			}
 			lines := regionLines(r)
-			touched := touching(ch.Hunks, s.side, lines)
+			touched := ch.Hunks
+			if !wholeFile(r) {
+				touched = touching(ch.Hunks, s.side, lines)
+			}
 			if len(touched) == 0 {
 				continue
 			}
@@ -80,15 +83,24 @@ func basePath(ch gitops.Change) string {
 	return ch.Path
 }
 
-// isDecision says whether a record holds a decision a reviewer must weigh:
-// a constraint, a rejected alternative or a risk. Intent alone is not.
-func isDecision(r why.RegionView) bool {
-	return len(r.Constraints) > 0 || len(r.RejectedAlternatives) > 0 || len(r.Risks) > 0
+// regionLines is where a record applies in the version read: an
+// anchor's whole function (type, method) as it is there, else the lines
+// it was recorded on as they are there; nil for a file or directory
+// record, which any change of the file touches.
+func regionLines(r why.RegionView) *annotate.Lines {
+	if r.Span != nil {
+		return r.Span
+	}
+	if wholeFile(r) {
+		return nil
+	}
+	return r.Current
 }
 
-// regionLines is where a record applies in the version read.
-func regionLines(r why.RegionView) *annotate.Lines {
-	return r.Current
+// wholeFile reports whether a record is about the whole file (or the
+// directory it is in).
+func wholeFile(r why.RegionView) bool {
+	return r.Scope == annotate.ScopeFile || r.Scope == annotate.ScopeDir
 }
 
 // sideLines is a hunk's line range on one side: start and count (a count
@@ -155,7 +167,7 @@ func mergeHunks(have, more []gitops.Hunk) []gitops.Hunk {
 
 func newDecision(r why.RegionView, side, path, rev string, lines *annotate.Lines, recorded bool) *Decision {
 	d := &Decision{
-		Record: r.ID, Commit: r.Commit, File: path, Side: side, Anchor: r.Anchor, Lines: lines,
+		Record: r.ID, Commit: r.Commit, File: path, Side: side, Scope: r.Scope, Anchor: r.Anchor, Lines: lines,
 		Intent: r.Intent, Rejected: r.RejectedAlternatives, Risks: r.Risks, Author: r.Author, Time: r.Time,
 		Changed: []gitops.Hunk{}, recordedHere: recorded,
 	}

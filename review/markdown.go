@@ -148,6 +148,8 @@ func mdWhere(d Decision, rep *Report, links Links) string {
 			lines = "[" + lines + "](" + links(rev, d.File, d.Lines.Start, d.Lines.End) + ")"
 		}
 		where += " (" + lines + ")"
+	} else if d.Scope != "" {
+		where += " (a decision about the whole " + d.Scope + ")"
 	}
 	return where
 }

@@ -67,8 +67,9 @@ type Decision struct {
 	Commit      string              `json:"commit" jsonschema:"the commit the record is on"`
 	File        string              `json:"file" jsonschema:"the file, as of the side read"`
 	Side        string              `json:"side" jsonschema:"head: found in the range's last commit; base: found on lines the range deleted or replaced"`
+	Scope       string              `json:"scope" jsonschema:"what the record is about (why.Read's scope): anchor, file, directory or lines"`
 	Anchor      *annotate.Anchor    `json:"anchor,omitempty"`
-	Lines       *annotate.Lines     `json:"lines,omitempty" jsonschema:"the lines the record covers on that side"`
+	Lines       *annotate.Lines     `json:"lines,omitempty" jsonschema:"the lines the record covers on that side: an anchor's whole function; absent for a file or directory"`
 	Intent      string              `json:"intent,omitempty"`
 	Constraints []string            `json:"constraints,omitempty"`
 	Rejected    []annotate.Rejected `json:"rejected_alternatives,omitempty"`

@@ -101,8 +101,8 @@ func agentWrites(t *testing.T, fx *fixtures.Repo, agent, model, session, file, c
 // and a rejected alternative, a line of ToKebabCase's loop with a risk —
 // and a branch feature with a human commit (editing the risk's line), two
 // agent commits (Claude and Codex, through the agent hooks) and a commit
-// that rewrites RepeatToFill's recorded line and brings the rejected
-// alternative back.
+// that adds lines to RepeatToFill, away from its recorded line, and
+// brings the rejected alternative back.
 func featureBranch(t *testing.T) *fixtures.Repo {
 	t.Helper()
 	fx := fzfClone(t)
@@ -123,8 +123,10 @@ func featureBranch(t *testing.T) *fixtures.Repo {
 	agentWrites(t, fx, "codex", "gpt-5-codex", "s-codex", "src/util/trim.go",
 		"package util\n\nimport \"strings\"\n\n// TrimAll trims spaces around each string.\nfunc TrimAll(ss []string) []string {\n\tout := make([]string, len(ss))\n\tfor i, s := range ss {\n\t\tout[i] = strings.TrimSpace(s)\n\t}\n\treturn out\n}\n")
 	commit(t, fx, "util: TrimAll")
-	edit(t, fx, util, "\t\t\trest -= uniseg.StringWidth(string(r)) // display width, not bytes\n",
-		"\t\t\trest -= uniseg.StringWidth(string(r))\n\t\t\tif rest < 0 && len(output) == 0 {\n\t\t\t\toutput += str[:rest]\n\t\t\t}\n")
+	// Lines added to the function, away from the lines the decision was
+	// recorded on: it is the function's decision.
+	edit(t, fx, util, "\toutput := strings.Repeat(str, times)\n",
+		"\toutput := strings.Repeat(str, times)\n\tif rest > 0 && len(str) >= rest {\n\t\treturn output + str[:rest]\n\t}\n")
 	commit(t, fx, "util: RepeatToFill keeps part of a wide rune")
 	return fx
 }
