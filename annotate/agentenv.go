@@ -2,17 +2,8 @@ package annotate
 
 import (
 	"os"
-	"strings"
-)
 
-// The agent a process works for travels in its environment. `task work`
-// sets EnvAgent (and EnvAgentModel when it knows the model) for the agent
-// it launches; git passes the environment on to the hooks of the commits
-// that agent makes, so the post-commit record names the agent and model
-// instead of the commit's (human) author.
-const (
-	EnvAgent      = "GLOSS_AGENT"
-	EnvAgentModel = "GLOSS_AGENT_MODEL"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // agentShells are variables coding agents set in the shells they run
@@ -25,14 +16,17 @@ var agentShells = []struct{ env, agent string }{
 	{"GEMINI_CLI", "gemini"},
 }
 
-// LaunchedAgent returns the agent `task work` launched this process for,
-// from EnvAgent and EnvAgentModel.
+// LaunchedAgent returns the agent this process works for, from the agent
+// run's environment (runenv: `task work` sets it for the agent it
+// launches; git passes it on to the hooks of that agent's commits, so the
+// post-commit record names the agent and model instead of the commit's
+// author).
 func LaunchedAgent() (Author, bool) {
-	name := strings.TrimSpace(os.Getenv(EnvAgent))
-	if name == "" {
+	run, ok := runenv.LookupAgentRun(os.Getenv)
+	if !ok {
 		return Author{}, false
 	}
-	return Author{Kind: "agent", Name: name, Model: strings.TrimSpace(os.Getenv(EnvAgentModel))}, true
+	return Author{Kind: "agent", Name: run.Agent, Model: run.Model}, true
 }
 
 // CommandAuthor is who speaks when a command is typed without saying who

@@ -12,7 +12,8 @@ package archtest
 type rank int
 
 const (
-	leaf        rank = iota // small shared helpers that import no gloss package
+	names       rank = iota // runenv: names spelled once, which any package may import
+	leaf                    // small shared helpers that import no gloss package but runenv
 	gitLayer                // gitops: the only package that touches libgit2
 	parsing                 // treesitter: the only package that touches tree-sitter
 	stores                  // typed notes stores and the one path resolver
@@ -26,7 +27,7 @@ const (
 )
 
 var rankNames = map[rank]string{
-	leaf: "leaf", gitLayer: "gitops", parsing: "treesitter", stores: "stores",
+	names: "names", leaf: "leaf", gitLayer: "gitops", parsing: "treesitter", stores: "stores",
 	settings: "settings", capability: "capability", workflow: "workflow",
 	door: "front door", commandLine: "command line", program: "main", tooling: "tooling",
 }
@@ -41,17 +42,20 @@ type row struct {
 }
 
 var table = map[string]row{
+	"runenv": {rank: names},
+
 	// leaves
 	"atomicfile":  {rank: leaf},
 	"buildinfo":   {rank: leaf},
 	"detach":      {rank: leaf},
 	"editdist":    {rank: leaf},
 	"lazyregexp":  {rank: leaf},
-	"fault":       {rank: leaf},
+	"fault":       {rank: leaf, imports: []string{"runenv"}},
 	"frontmatter": {rank: leaf},
 	"schemas":     {rank: leaf},
+	"termtext":    {rank: leaf},
 
-	"gitops":     {rank: gitLayer, imports: []string{"atomicfile", "detach", "fault"}},
+	"gitops":     {rank: gitLayer, imports: []string{"atomicfile", "detach", "fault", "runenv"}},
 	"treesitter": {rank: parsing, imports: []string{"editdist"}},
 
 	"notes":    {rank: stores, imports: []string{"atomicfile", "fault", "gitops", "schemas"}},
@@ -62,30 +66,30 @@ var table = map[string]row{
 	// config sits just above it.
 	"config": {rank: settings, imports: []string{"fault", "gitops", "safepath"}},
 
-	"annotate":    {rank: capability, imports: []string{"atomicfile", "editdist", "fault", "gitops", "lazyregexp", "notes", "safepath", "schemas", "treesitter"}},
-	"attribution": {rank: capability, imports: []string{"annotate", "buildinfo", "fault", "gitops", "lazyregexp", "notes", "safepath", "schemas"}},
+	"annotate":    {rank: capability, imports: []string{"atomicfile", "editdist", "fault", "gitops", "lazyregexp", "notes", "runenv", "safepath", "schemas", "treesitter"}},
+	"attribution": {rank: capability, imports: []string{"annotate", "buildinfo", "fault", "gitops", "lazyregexp", "notes", "runenv", "safepath", "schemas"}},
 	"noma":        {rank: capability, imports: []string{"atomicfile", "buildinfo", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
-	"notebook":    {rank: capability, imports: []string{"atomicfile", "config", "fault", "frontmatter", "gitops", "safepath", "schemas"}},
-	"reconcile":   {rank: capability, imports: []string{"atomicfile", "buildinfo", "fault", "gitops", "notes", "safepath", "schemas", "spec"}},
+	"notebook":    {rank: capability, imports: []string{"atomicfile", "config", "fault", "frontmatter", "gitops", "runenv", "safepath", "schemas"}},
+	"reconcile":   {rank: capability, imports: []string{"atomicfile", "buildinfo", "fault", "gitops", "notes", "runenv", "safepath", "schemas", "spec"}},
 	"spec":        {rank: capability, imports: []string{"config", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
-	"tasks":       {rank: capability, imports: []string{"annotate", "atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "lazyregexp", "safepath", "schemas"}},
+	"tasks":       {rank: capability, imports: []string{"atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "lazyregexp", "runenv", "safepath", "schemas"}},
 	"why":         {rank: capability, imports: []string{"annotate", "attribution", "config", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
 
-	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "lazyregexp", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "why"}},
+	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "lazyregexp", "notebook", "notes", "reconcile", "runenv", "safepath", "schemas", "tasks", "why"}},
 	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},
-	"setup": {rank: workflow, imports: []string{"atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
+	"setup": {rank: workflow, imports: []string{"agent", "atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
-	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "detach", "gitops", "reconcile", "setup"}},
-	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
+	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "detach", "gitops", "reconcile", "runenv", "setup"}},
+	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
 	"web":   {rank: door, imports: []string{"attribution", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "tasks", "why"}},
 	"lsp":   {rank: door, imports: []string{"annotate", "atomicfile", "attribution", "gitops", "reconcile", "treesitter", "why"}},
 
-	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "lsp", "mcp", "noma", "notebook", "notes", "reconcile", "safepath", "schemas", "setup", "spec", "tasks", "web", "why"}},
+	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "lsp", "mcp", "noma", "notebook", "notes", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "web", "why"}},
 
-	"cmd/git-gloss": {rank: program, imports: []string{"cli"}},
+	"cmd/git-gloss": {rank: program, imports: []string{"cli", "runenv"}},
 
 	"archtest":             {rank: tooling},
-	"fixtures":             {rank: tooling},
+	"fixtures":             {rank: tooling, imports: []string{"runenv"}},
 	"bench":                {rank: tooling, imports: []string{"annotate", "atomicfile", "attribution", "fixtures", "gitops", "notes", "reconcile", "treesitter", "why"}},
 	"bench/cmd/agenthooks": {rank: tooling, imports: []string{"bench"}},
 	"bench/cmd/compare":    {rank: tooling, imports: []string{"bench", "fixtures"}},

@@ -13,6 +13,7 @@ import (
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // computation is what attributing one commit draws on.
@@ -142,7 +143,7 @@ func changedLines(ctx context.Context, repo *gitops.Repo, c *gitops.Commit) ([]f
 //     is mixed (a person changed or added it among the agent's);
 //  3. other lines of a commit with captured lines are the person's;
 //  4. without capture: an agent-authored annotation of the region, then
-//     the commit's author, trailers and GLOSS_AGENT; else the person.
+//     the commit's author, trailers and the agent run's environment; else the person.
 func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp computation) (*Record, error) {
 	c, err := repo.LookupCommit(commitID)
 	if err != nil {
@@ -339,13 +340,10 @@ type Job struct {
 	Claims []Claim `json:"claims,omitempty"`
 	// Amended is the commit an amend replaced.
 	Amended string `json:"amended,omitempty"`
-	// Env holds the agent signal of the hook's environment (GLOSS_AGENT,
-	// GLOSS_MODEL, GLOSS_SESSION), where set.
+	// Env holds the agent run of the hook's environment (the variables of
+	// runenv.AgentRunNames), where set.
 	Env map[string]string `json:"env,omitempty"`
 }
-
-// envSignal are the environment variables signalOf reads.
-var envSignal = []string{"GLOSS_AGENT", "GLOSS_MODEL", "GLOSS_SESSION"}
 
 // PrepareJob decides what attributing the commit HEAD now points to
 // takes. It returns nil when the commit is post-rewrite's (in a rebase).
@@ -362,7 +360,7 @@ func PrepareJob(ctx context.Context, repo *gitops.Repo) (*Job, error) {
 		return nil, err
 	}
 	job := &Job{Commit: head, Claims: claims}
-	for _, k := range envSignal {
+	for _, k := range runenv.AgentRunNames {
 		if v := os.Getenv(k); v != "" {
 			if job.Env == nil {
 				job.Env = map[string]string{}

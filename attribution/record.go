@@ -44,7 +44,7 @@ const (
 	BasisAnnotation = "annotation" // an agent-authored annotation covers the region
 	BasisTrailer    = "trailer"    // the commit message names an agent
 	BasisAuthor     = "author"     // the commit's author (an agent's identity, or a person)
-	BasisEnv        = "env"        // GLOSS_AGENT was set when the commit was made
+	BasisEnv        = "env"        // the agent run's environment (runenv.Agent) named an agent when the commit was made
 	BasisImport     = "import"     // read from another tool's records
 	BasisNone       = "none"       // no record: the commit predates gloss or was made without its hooks
 )

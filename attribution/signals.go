@@ -13,6 +13,7 @@ import (
 
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/lazyregexp"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // Claim is one captured agent edit as the agent capture store keeps it
@@ -164,7 +165,7 @@ var (
 )
 
 // signalOf reads a commit's agent signal. An agent author, an Agent: or
-// Generated-by: trailer, or GLOSS_AGENT make the commit's lines ai; a
+// Generated-by: trailer, or the agent run's environment (runenv) make the commit's lines ai; a
 // person's commit with an agent as Co-authored-by (or Assisted-by) makes
 // them mixed: both took part and the record cannot split them per line.
 func signalOf(c *gitops.Commit, env func(string) string) *Contributor {
@@ -174,11 +175,8 @@ func signalOf(c *gitops.Commit, env func(string) string) *Contributor {
 			model = m[2]
 		}
 	}
-	if a := strings.TrimSpace(env("GLOSS_AGENT")); a != "" {
-		if m := strings.TrimSpace(env("GLOSS_MODEL")); m != "" {
-			model = m
-		}
-		return &Contributor{Type: AI, Agent: a, Model: model, Session: strings.TrimSpace(env("GLOSS_SESSION")), Basis: BasisEnv}
+	if run, ok := runenv.LookupAgentRun(env); ok {
+		return &Contributor{Type: AI, Agent: run.Agent, Model: firstNonEmpty(run.Model, model), Session: run.Session, Basis: BasisEnv}
 	}
 	if a := agentIdentity(c.AuthorName + " <" + c.AuthorEmail + ">"); a != "" {
 		return &Contributor{Type: AI, Agent: a, Model: model, Basis: BasisAuthor}

@@ -43,6 +43,10 @@ func TestSignalOfCommit(t *testing.T) {
 		{"Claude", "noreply@anthropic.com", "fix\n", nil, "ai/claude//author"},
 		{"Ada", "ada@example.com", "fix\n\nCo-authored-by: aider (gpt-4o) <noreply@aider.chat>\n", nil, "mixed/aider/gpt-4o/trailer"},
 		{"Ada", "ada@example.com", "fix\n", map[string]string{"GLOSS_AGENT": "claude", "GLOSS_MODEL": "opus", "GLOSS_SESSION": "t1"}, "ai/claude/opus/env"},
+		// the spelling `task work` set in 0.1, read through 0.2
+		{"Ada", "ada@example.com", "fix\n", map[string]string{"GLOSS_AGENT": "claude", "GLOSS_AGENT_MODEL": "opus"}, "ai/claude/opus/env"},
+		{"Ada", "ada@example.com", "fix\n", map[string]string{"GLOSS_AGENT": "claude", "GLOSS_MODEL": "opus", "GLOSS_AGENT_MODEL": "old"}, "ai/claude/opus/env"},
+		{"Ada", "ada@example.com", "fix\n\nModel: sonnet\n", map[string]string{"GLOSS_AGENT": "claude"}, "ai/claude/sonnet/env"},
 	}
 	for _, c := range cases {
 		env := none

@@ -156,7 +156,7 @@ func (c *AgentStatusCmd) Run(g *Globals) error {
 			case len(a.Events) > 0:
 				state = s.yellow("older entries") + " (run git gloss agent install)"
 			}
-			s.printf("  %-11s %-7s %s %s\n", a.Name, scope, a.Path, state)
+			s.printf("  %-11s %-7s %s %s\n", a.Name, scope, shown(repo.Root(), a.Path), state)
 		}
 		for _, f := range st.Instructions {
 			state := s.dim("absent")
@@ -168,7 +168,7 @@ func (c *AgentStatusCmd) Run(g *Globals) error {
 			case f.Exists:
 				state = s.dim("no gloss block")
 			}
-			s.printf("  %s %s\n", f.Path, state)
+			s.printf("  %s %s\n", shown(repo.Root(), f.Path), state)
 		}
 	})
 }

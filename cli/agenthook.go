@@ -58,7 +58,7 @@ func (c *AgentHookCmd) Run(g *Globals) error {
 	}
 	out := agent.Hook(g.ctx, agent.Request{Agent: c.Agent, Event: c.Event, Stdin: g.stdin, Dir: dir})
 	if len(out) > 0 {
-		_, _ = g.stdout.Write(out)
+		_, _ = g.rawStdout.Write(out)
 	}
 	return nil
 }

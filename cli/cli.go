@@ -21,6 +21,7 @@ import (
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/mcp"
 	"github.com/gloss-dev/gloss/schemas"
+	"github.com/gloss-dev/gloss/termtext"
 )
 
 // Exit codes. They are part of gloss's interface: scripts and hooks branch
@@ -113,10 +114,15 @@ type Globals struct {
 	Verbose bool             `short:"v" help:"Log more detail to stderr."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
-	ctx    context.Context
-	stdout io.Writer
-	stderr io.Writer
-	stdin  io.Reader
+	ctx context.Context
+	// stdout and stderr are for people: everything written to them passes
+	// termtext, so that text stored by others cannot drive the terminal.
+	// rawStdout is for machines (JSON, the MCP protocol, an agent hook's
+	// answer, an export), whose bytes must stay as they are.
+	stdout    io.Writer
+	stderr    io.Writer
+	rawStdout io.Writer
+	stdin     io.Reader
 }
 
 // Run executes gloss with args (without the program name) and returns the
@@ -126,7 +132,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 
 	var c CLI
-	c.ctx, c.stdout, c.stderr, c.stdin = ctx, stdout, stderr, stdin
+	out, errOut := termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	defer out.Flush()
+	defer errOut.Flush()
+	c.ctx, c.stdout, c.stderr, c.rawStdout, c.stdin = ctx, out, errOut, stdout, stdin
+	stdout, stderr = out, errOut
 	// The parser would quietly turn invalid UTF-8 into U+FFFD and gloss
 	// would store the damage; refuse it instead.
 	for i, a := range args {
@@ -139,6 +149,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.Color = "auto" // the flag's default
 		setLogger(stderr, false)
 		return c.report(run(&c.Globals))
+	}
+	if len(args) == 0 {
+		// Bare `git gloss` is a person asking what there is: the overview
+		// of the commands, as --help prints it, and success.
+		args = []string{"--help"}
 	}
 	exitCode := -1
 	parser, err := newParser(&c, stdout, stderr, func(code int) { exitCode = code })

@@ -72,8 +72,10 @@ func (c *DocNewCmd) Run(g *Globals) error {
 		}
 		out := createdOutput{Schema: "gloss-created/v1", Path: rel}
 		return g.emit(out, func(s *styler) {
-			s.printf("wrote %s: a title and two sections (purpose, decisions)\n", rel)
-			s.printf("next: edit it, check it with 'git gloss doc check %s', and commit it\n", rel)
+			s.printf("wrote %s: a title and two sections (purpose, decisions), each with a block to replace\n", rel)
+			s.printf("next: edit it by hand or patch it, check it with 'git gloss doc check %s', and commit it:\n", rel)
+			s.printf("  git gloss doc patch %s --op '{\"op\":\"replace_body\",\"id\":\"purpose-text\",\"content\":\"…\"}'\n", rel)
+			s.printf("  git gloss doc patch %s --op '{\"op\":\"add_block\",\"parent\":\"decisions\",\"content\":\"::decision{id=\\\"…\\\" status=\\\"accepted\\\"}\\n…\\n::\"}'\n", rel)
 		})
 	})
 }
@@ -204,6 +206,30 @@ type DocPatchCmd struct {
 	ActorKind   string `name:"actor-kind" enum:"human,agent,tool" default:"human" help:"human, agent or tool."`
 	ActorName   string `name:"actor-name" help:"Who (default: git config user.name, else $USER)."`
 	Strict      bool   `name:"strict" help:"Refuse a result that has validation errors."`
+}
+
+// Help is the long help of doc patch: what an op looks like, and every
+// op with its fields, from the table the patcher checks them against.
+func (DocPatchCmd) Help() string {
+	var b strings.Builder
+	b.WriteString(`Applies one op (--op JSON) or a list of ops (--ops FILE, applied all or
+none) to a .noma document, validates the result and records the attempt in
+<file>.patches. An op is a JSON object naming the op and its fields; blocks
+are addressed by id (git gloss doc ids FILE lists them). For example:
+
+  git gloss doc patch plan.noma --op '{"op":"replace_body","id":"purpose-text","content":"Tracks the 2.0 release."}'
+  git gloss doc patch plan.noma --op '{"op":"add_block","parent":"decisions","content":"::decision{id=\"go\" status=\"accepted\"}\nWe build in Go.\n::"}'
+
+The `)
+	names := noma.OpNames()
+	fmt.Fprintf(&b, "%d operations (fields in brackets are optional):\n\n", len(names))
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-25s %s\n", n, noma.OpFields(n))
+	}
+	b.WriteString(`
+Every op also takes baseHash (the block's hash from doc read, 8-64 hex
+digits): it is refused when the block changed since.`)
+	return b.String()
 }
 
 // Run patches.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/termtext"
 )
 
 // The blame graph (gitops/blamegraph.go) is what makes file histories and
@@ -101,7 +102,7 @@ func buildGraphAtInit(g *Globals, repo *gitops.Repo) string {
 			return "the history index goes on building in the background"
 		case <-tick.C:
 			if line := lastProgress(progress); line != "" && line != last {
-				fmt.Fprintf(g.stderr, "\rgloss: history index: %s\x1b[K", line)
+				fmt.Fprintf(g.stderr, termtext.Mark("\r")+"gloss: history index: %s"+termtext.Mark("\x1b[K"), line)
 				last = line
 			}
 		}

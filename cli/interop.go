@@ -68,7 +68,7 @@ func (c *ExportCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	var w io.Writer = g.stdout
+	var w io.Writer = g.rawStdout
 	var f *os.File
 	if c.Output != "" {
 		if f, err = os.Create(g.path(c.Output)); err != nil {
@@ -97,7 +97,7 @@ func (c *ExportCmd) Run(g *Globals) error {
 
 // runTrace exports line attribution as Agent Trace records.
 func (c *ExportCmd) runTrace(g *Globals, repo *gitops.Repo) error {
-	var w io.Writer = g.stdout
+	var w io.Writer = g.rawStdout
 	var f *os.File
 	var err error
 	if c.Output != "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/termtext"
 	"github.com/gloss-dev/gloss/why"
 )
 
@@ -84,11 +85,17 @@ func (c *LogCmd) Run(g *Globals) error {
 		return err
 	}
 	s := g.styler()
-	s.printf("%s", chunks[0])
+	// git's output holds the commits' own text: the writer strips its
+	// control sequences, and keeps git's colours when they were asked for.
+	gitText := func(t string) string { return t }
+	if color {
+		gitText = termtext.KeepColour
+	}
+	s.printf("%s", gitText(chunks[0]))
 	for _, ch := range chunks[1:] {
 		id, rest, _ := strings.Cut(ch, "\n")
 		body := strings.TrimRight(rest, "\n")
-		s.printf("%s\n", body)
+		s.printf("%s\n", gitText(body))
 		for _, l := range lines[id] {
 			s.printf("    %s\n", s.cyan(l))
 		}

@@ -38,7 +38,7 @@ flight are answered before the server exits 0.`
 func (c *McpServeCmd) Run(g *Globals) error {
 	// Only JSON-RPC may reach stdout: keep the real one for the protocol
 	// and send anything else that writes to os.Stdout to stderr.
-	out := g.stdout
+	out := g.rawStdout
 	if out == os.Stdout {
 		os.Stdout = os.Stderr
 		defer func() { os.Stdout = out.(*os.File) }()

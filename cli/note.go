@@ -9,6 +9,7 @@ import (
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/notebook"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // NoteCmd groups the notebook commands.
@@ -27,7 +28,7 @@ type NoteCmd struct {
 func (NoteCmd) Help() string {
 	return `The team notebook: kits, walkthroughs, agents, diagrams, blueprints and notes
 kept as committed files under .gloss/notebook/ (or [notebook] path in
-.gloss/config.toml, or $GLOSS_NOTEBOOK). git gloss init scaffolds it; agents
+.gloss/config.toml, or $` + runenv.Notebook + `). git gloss init scaffolds it; agents
 use the same operations through the MCP notebook tools. Notes are ordinary
 working-tree files: review and commit them like code.
 
@@ -59,7 +60,7 @@ func (g *Globals) emitNote(v any, pretty bool, human func(s *styler)) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(g.stdout, "%s\n", data)
+		_, err = fmt.Fprintf(g.rawStdout, "%s\n", data)
 		return err
 	}
 	return g.emit(v, human)

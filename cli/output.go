@@ -7,6 +7,7 @@ import (
 
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/schemas"
+	"github.com/gloss-dev/gloss/termtext"
 )
 
 // openRepo opens the repository gloss runs in: -C DIR, or the current
@@ -21,7 +22,7 @@ func (g *Globals) printJSON(v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(g.stdout, "%s\n", data)
+	_, err = fmt.Fprintf(g.rawStdout, "%s\n", data)
 	return err
 }
 
@@ -41,7 +42,7 @@ func (g *Globals) progress(format string, args ...any) {
 	if g.JSON || !isTerminal(g.stderr) {
 		return
 	}
-	fmt.Fprintf(g.stderr, "\r\x1b[2K"+format, args...)
+	fmt.Fprintf(g.stderr, termtext.Mark("\r\x1b[2K")+format, args...)
 }
 
 // progressDone clears the progress line.
@@ -49,7 +50,7 @@ func (g *Globals) progressDone() {
 	if g.JSON || !isTerminal(g.stderr) {
 		return
 	}
-	fmt.Fprint(g.stderr, "\r\x1b[2K")
+	fmt.Fprint(g.stderr, termtext.Mark("\r\x1b[2K"))
 }
 
 // styler writes human output, coloured when the destination is a terminal
@@ -77,6 +78,9 @@ func (g *Globals) useColor(w io.Writer) bool {
 }
 
 func isTerminal(w io.Writer) bool {
+	if tw, ok := w.(*termtext.Writer); ok {
+		w = tw.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -89,7 +93,7 @@ func (s *styler) paint(code, text string) string {
 	if !s.color || text == "" {
 		return text
 	}
-	return "\x1b[" + code + "m" + text + "\x1b[0m"
+	return termtext.Style(code, text)
 }
 
 // Styles used across commands.

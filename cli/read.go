@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/why"
 )
@@ -17,6 +19,7 @@ type ReadCmd struct {
 	MaxTokens int    `name:"max-tokens" placeholder:"N" help:"Keep the answer under about N tokens (lowest-scored regions go first)."`
 	Rev       string `name:"rev" placeholder:"REV" help:"Read the file as of REV instead of the working tree."`
 	All       bool   `name:"all" help:"Also show superseded, flagged and expired records, marked."`
+	Contents  string `name:"contents" placeholder:"FILE" help:"Read FILE (- for standard input) as the file's content instead of the working tree's, as git blame --contents does: an editor's unsaved buffer."`
 }
 
 // Help is the long help of read.
@@ -33,7 +36,8 @@ match, recency and how much changed since ("stale").
 
   git gloss read server/server.go --anchor Server.Handle
   git gloss read src/lib.rs --anchor MqttClient::connect --max-tokens 800
-  git gloss read main.py --lines 40:80 --json`
+  git gloss read main.py --lines 40:80 --json
+  editor-buffer | git gloss read main.py --lines 52:52 --contents -`
 }
 
 // Run reads.
@@ -49,11 +53,40 @@ func (c *ReadCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
+	if c.Contents != "" {
+		if q.Content, err = g.readContents(repo, c.Contents); err != nil {
+			return err
+		}
+	}
 	res, err := why.Read(g.ctx, repo, q)
 	if err != nil {
 		return err
 	}
 	return g.emit(res, func(s *styler) { printRead(s, res) })
+}
+
+// maxContents bounds a --contents buffer: the largest file a read takes.
+const maxContents = 64 << 20
+
+// readContents reads a --contents argument: a file, or standard input for
+// "-".
+func (g *Globals) readContents(repo *gitops.Repo, p string) ([]byte, error) {
+	in, done, err := g.inputFile(repo, p)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	data, err := io.ReadAll(io.LimitReader(in, maxContents+1))
+	if err != nil {
+		return nil, fmt.Errorf("read --contents %s: %w", p, err)
+	}
+	if len(data) > maxContents {
+		return nil, fault.Usagef("--contents %s: larger than %d MiB", p, maxContents>>20)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
 }
 
 func printRead(s *styler, res *why.ReadResult) {

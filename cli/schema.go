@@ -40,6 +40,6 @@ func (c *SchemaCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(g.stdout, "%s\n", doc)
+	_, err = fmt.Fprintf(g.rawStdout, "%s\n", doc)
 	return err
 }

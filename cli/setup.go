@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/agent"
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notebook"
 	"github.com/gloss-dev/gloss/notes"
@@ -300,9 +301,28 @@ func printSetupResult(s *styler, root string, res *setup.Result, done string) {
 	}
 }
 
+// printSyncPlan is sync --dry-run for people.
+func printSyncPlan(s *styler, res *notes.SyncResult, why string) {
+	s.printf("dry run: nothing was changed; a sync with %s (%s) would:\n", res.Remote, why)
+	for _, m := range res.Merged {
+		what := map[string]string{"created": "create from " + m.From, "fast-forward": "fast-forward from " + m.From, "merged": "fetch from " + m.From + " and merge three-way"}[m.Action]
+		s.printf("  %s %s\n", s.yellow(what), strings.TrimPrefix(m.Ref, "refs/notes/"))
+	}
+	for _, p := range res.Pushed {
+		s.printf("  %s %s\n", s.yellow("push to "+res.Remote), strings.TrimPrefix(p, "refs/notes/"))
+	}
+	for _, u := range res.UpToDate {
+		s.printf("  %s %s\n", s.dim("up to date"), strings.TrimPrefix(u, "refs/notes/"))
+	}
+	if len(res.Merged)+len(res.Pushed)+len(res.UpToDate) == 0 {
+		s.println("  nothing: no gloss notes on either side yet")
+	}
+}
+
 // SyncCmd is `git gloss sync`.
 type SyncCmd struct {
-	Remote   string `arg:"" optional:"" default:"origin" help:"Remote to sync with (default origin)."`
+	Remote   string `arg:"" optional:"" help:"Remote to sync with (default: the one git push would use: the branch's push remote, remote.pushDefault, the branch's remote, the only remote, else origin)."`
+	DryRun   bool   `name:"dry-run" short:"n" help:"Say what a sync would fetch, merge and push, changing nothing (the remote is asked for its tips with git ls-remote)."`
 	Purge    bool   `name:"purge" help:"Force-update the remote's notes refs whose history a purge here replaced (git gloss forget --purge); prints what it replaces."`
 	PruneNow bool   `name:"prune-now" help:"Then run git gc --prune=now, deleting unreachable objects (an old purged history) at once."`
 }
@@ -323,12 +343,52 @@ func (SyncCmd) Help() string {
      again from 1 after a random pause (up to 30 rounds; exit 4 if others
      kept pushing first every time).
 
+Which remote: the one named, else the one git push would use for the
+current branch (branch.<name>.pushRemote, remote.pushDefault,
+branch.<name>.remote), else the only remote, else origin. The output names
+it, and the first sync with a remote says that gloss pushes its notes refs
+there. --dry-run (-n) says what a sync would do and changes nothing.
+
 Branches are not touched, and nothing is force-fetched into your local
 notes. The one force-push is --purge, after git gloss forget --purge: it
 replaces the remote's notes ref when its history still holds forgotten text,
 with a lease on the tip just fetched, and prints both tips. Without --purge
 such a ref is left alone ("purge pending"). A clone whose ref predates a
 purge the remote has adopts the new history on a plain sync.`
+}
+
+// syncRemote is the remote sync uses when none is named: the one git push
+// would use for the current branch, else the only remote, else origin;
+// why names the rule that chose it, for the output.
+func syncRemote(g *Globals, repo *gitops.Repo) (remote, why string, err error) {
+	branch, _ := repo.HeadBranch()
+	var keys []string
+	if branch != "" {
+		keys = append(keys, "branch."+branch+".pushRemote")
+	}
+	keys = append(keys, "remote.pushDefault")
+	if branch != "" {
+		keys = append(keys, "branch."+branch+".remote")
+	}
+	for _, k := range keys {
+		if v, ok, _ := repo.ConfigGet(g.ctx, k); ok && v != "" && v != "." {
+			return v, k, nil
+		}
+	}
+	out, err := repo.Git(g.ctx, "remote")
+	if err != nil {
+		return "", "", err
+	}
+	remotes := strings.Fields(string(out))
+	switch {
+	case len(remotes) == 0:
+		return "", "", fault.Usagef("this repository has no remote to sync gloss notes with: add one (git remote add origin URL) or name one")
+	case len(remotes) == 1:
+		return remotes[0], "the only remote", nil
+	case slices.Contains(remotes, "origin"):
+		return "origin", "the default", nil
+	}
+	return "", "", fault.Usagef("which remote? this repository has %s; name one: git gloss sync REMOTE", strings.Join(remotes, ", "))
 }
 
 // Run syncs.
@@ -338,7 +398,27 @@ func (c *SyncCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	res, err := notes.Sync(g.ctx, repo, notes.SyncOptions{Remote: c.Remote, Purge: c.Purge, Sessions: agent.SyncSessions(repo), Progress: func(s string) { g.progress("%s", s) }})
+	remote, why := c.Remote, "named"
+	if remote == "" {
+		if remote, why, err = syncRemote(g, repo); err != nil {
+			return err
+		}
+	}
+	opts := notes.SyncOptions{Remote: remote, Purge: c.Purge, Sessions: agent.SyncSessions(repo), Progress: func(s string) { g.progress("%s", s) }}
+	if c.DryRun {
+		res, err := notes.PlanSync(g.ctx, repo, opts)
+		if err != nil {
+			return err
+		}
+		return g.emit(res, func(s *styler) { printSyncPlan(s, res, why) })
+	}
+	if last := notes.ReadLastSync(repo); !g.JSON && (last == nil || last.Remote != remote) {
+		// The first sync with a remote is where a person learns what it
+		// sends there: said before anything is pushed.
+		g.styler().printf("%s gloss fetches, merges and pushes its notes refs (refs/notes/gloss/*) with %s (%s), never your branches; git gloss sync --dry-run shows what a sync would do\n",
+			g.styler().yellow("first sync with "+remote+":"), remote, why)
+	}
+	res, err := notes.Sync(g.ctx, repo, opts)
 	g.progressDone()
 	if err != nil {
 		return err

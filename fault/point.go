@@ -3,13 +3,15 @@ package fault
 import (
 	"os"
 	"syscall"
+
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // EnvKillAt names a kill point (see Point) for crash tests: a process
 // whose environment sets it to a point's name SIGKILLs itself there, so a
 // test can stop a writer between two exact steps instead of guessing with
 // timers.
-const EnvKillAt = "GLOSS_TEST_KILL_AT"
+const EnvKillAt = runenv.KillAt
 
 // Point marks a step of a multi-step write where a crash must leave
 // things recoverable. It does nothing unless EnvKillAt names it.

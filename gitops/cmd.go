@@ -8,13 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // EnvInternal is set in the environment of every git command gloss runs.
 // The hooks see it and do nothing, so a `git push` that gloss runs from
 // inside a pre-push hook cannot re-enter gloss (the recursion that hung
 // CommitLore for 40 seconds and 1,240 hook invocations).
-const EnvInternal = "GLOSS_INTERNAL"
+const EnvInternal = runenv.Internal
 
 // GitError is a failed git command, with what it printed on stderr.
 type GitError struct {

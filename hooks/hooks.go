@@ -29,6 +29,7 @@ import (
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
+	"github.com/gloss-dev/gloss/runenv"
 	"github.com/gloss-dev/gloss/setup"
 )
 
@@ -104,7 +105,7 @@ var defaultTimeout = map[string]time.Duration{
 // EnvFault injects a failure into the hook runner, for tests of the rules
 // above: "error", "panic", or "sleep" (longer than any time limit). It can
 // only make gloss fail; it never makes it run anything.
-const EnvFault = "GLOSS_HOOK_FAULT"
+const EnvFault = runenv.HookFault
 
 // Run runs hook name in the repository at dir ("" for the current
 // directory) and returns its exit code. It never returns non-zero except

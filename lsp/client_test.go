@@ -40,7 +40,7 @@ func TestVSCodeProtocolClient(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "--test", "--test-reporter=spec", "server.test.mjs")
 	cmd.Dir = dir
-	cmd.Env = append(fx.Env, "GLOSS_BIN="+fixtures.Binary(t), "GLOSS_REPO="+fx.Dir, "GLOSS_OUTSIDE="+t.TempDir())
+	cmd.Env = append(fx.Env, "LSPTEST_BIN="+fixtures.Binary(t), "LSPTEST_REPO="+fx.Dir, "LSPTEST_OUTSIDE="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	t.Logf("node --test:\n%s", out)
 	if err != nil {

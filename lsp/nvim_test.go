@@ -36,8 +36,8 @@ func TestNeovim(t *testing.T) {
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+script)
 	cmd.Dir = fx.Dir
 	cmd.Env = append(fx.Env,
-		"GLOSS_BIN="+fixtures.Binary(t), "GLOSS_REPO="+fx.Dir, "GLOSS_FILE="+fx.Path("shop.go"),
-		"GLOSS_OUT="+outFile, "GLOSS_RECORD="+recordID(t, fx), "GLOSS_CONSTRAINT="+totalConstraint)
+		"LSPTEST_BIN="+fixtures.Binary(t), "LSPTEST_REPO="+fx.Dir, "LSPTEST_FILE="+fx.Path("shop.go"),
+		"LSPTEST_OUT="+outFile, "LSPTEST_RECORD="+recordID(t, fx), "LSPTEST_CONSTRAINT="+totalConstraint)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nvim: %v\n%s", err, out)
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"time"
+
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // EnvDebugTools, when set to 1, adds the "debug" toolset: tools that panic
 // or take their time on purpose, so the raw-wire tests can prove the server
 // survives both. It is never on unless the environment asks for it.
-const EnvDebugTools = "GLOSS_MCP_DEBUG_TOOLS"
+const EnvDebugTools = runenv.MCPDebugTools
 
 const debugToolset = "debug"
 

@@ -19,6 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // stdioTransport is gloss's own newline-delimited JSON-RPC transport. The
@@ -95,7 +97,7 @@ const DefaultMaxLine = 4 << 20
 
 // EnvMaxLine names the environment variable that sets the line limit in
 // bytes.
-const EnvMaxLine = "GLOSS_MCP_MAX_LINE"
+const EnvMaxLine = runenv.MCPMaxLine
 
 func maxLineFromEnv() int {
 	v := strings.TrimSpace(os.Getenv(EnvMaxLine))

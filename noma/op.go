@@ -96,6 +96,21 @@ func OpNames() []string {
 		"insert_dataset_column", "delete_dataset_column", "move_block", "remove_attribute"}...)
 }
 
+// OpFields lists an op's fields in schema order, optional ones in
+// brackets ("id content", "parent content [position]"): what doc patch
+// --help shows for each op.
+func OpFields(name string) string {
+	var parts []string
+	for _, f := range opSpecs[name] {
+		if f.required {
+			parts = append(parts, f.name)
+		} else {
+			parts = append(parts, "["+f.name+"]")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
 var fieldAliases = map[string][]string{
 	"content": {"body", "text", "value"},
 	"title":   {"heading", "text"},

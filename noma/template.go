@@ -10,9 +10,13 @@ import (
 )
 
 // Template is a valid starting document: frontmatter with a title, and
-// two sections whose headings give them ids (purpose, decisions), so an
-// agent can patch blocks from the first commit on (git gloss doc patch,
-// patch_block).
+// two sections whose headings give them ids (purpose, decisions), each
+// holding a block with an id, so that the first edit a person or an agent
+// makes through doc patch reaches it: the placeholder text is a directive
+// (replace_body replaces it, delete_block removes it; a paragraph has no
+// id and no op can address it), the decision has the status= the
+// validator asks of every decision, and the text says what add_block
+// takes (a directive, not a bare paragraph).
 func Template(title string) []byte {
 	return []byte(fmt.Sprintf(`---
 title: %s
@@ -22,11 +26,16 @@ title: %s
 
 ## Purpose
 
+::summary{id="purpose-text"}
 What this document is for, and who keeps it up to date.
+::
 
 ## Decisions
 
-Each decision in a paragraph of its own: what was decided, and why.
+::decision{id="first-decision" status="proposed"}
+What was decided, and why. Replace this text, set its status to accepted,
+and add each further decision as a decision block of its own.
+::
 `, title, title))
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/gloss-dev/gloss/config"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/runenv"
 	"github.com/gloss-dev/gloss/safepath"
 )
 
@@ -30,7 +31,7 @@ import (
 const DefaultPath = ".gloss/notebook"
 
 // EnvPath overrides the notebook folder (relative to the repository root).
-const EnvPath = "GLOSS_NOTEBOOK"
+const EnvPath = runenv.Notebook
 
 // BlueKit's names: the kit's environment variable for its notebook folder,
 // and the folder a BlueKit project already has. A team that used the kit

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -382,5 +383,28 @@ func TestPrettyExpandsKeys(t *testing.T) {
 	fm := m["frontmatter"].(map[string]any)
 	if m["path"] != "notes/x.md" || fm["p"] != "keeps its own keys" || !strings.Contains(string(data), "\n  ") {
 		t.Errorf("pretty = %s", data)
+	}
+}
+
+// TestSnippetStartsAtAWord: a search result's excerpt of a long line
+// starts and ends at word boundaries ("…the rollout", never
+// "…ployment waits"), with the match inside.
+func TestSnippetStartsAtAWord(t *testing.T) {
+	_, nb := open(t)
+	line := "Before every production deployment the operator confirms that the staging environment answered all of its health probes within budget, and only then does the zephyrine rollout begin across the remaining regions of the cluster in waves of ten percent each."
+	must(nb.Create(notebook.CreateInput{Name: "rollout", Content: "# Rollout\n\n" + line + "\n"}))
+	res := must(nb.Search(notebook.SearchInput{Query: "zephyrine"}))
+	if len(res.Results) != 1 {
+		t.Fatalf("results = %+v", res.Results)
+	}
+	ex := res.Results[0].Excerpt
+	if !strings.Contains(ex, "zephyrine") || !strings.HasPrefix(ex, "…") || !strings.HasSuffix(ex, "…") {
+		t.Fatalf("excerpt %q", ex)
+	}
+	body := strings.TrimSuffix(strings.TrimPrefix(ex, "…"), "…")
+	words := strings.Fields(line)
+	first, last := strings.Fields(body)[0], strings.Fields(body)[len(strings.Fields(body))-1]
+	if !slices.Contains(words, first) || !slices.Contains(words, last) {
+		t.Errorf("excerpt %q starts or ends mid-word (%q … %q)", ex, first, last)
 	}
 }

@@ -481,6 +481,20 @@ func window(line string, at, n int) string {
 	for to < len(line) && !isRuneStart(line[to]) {
 		to++
 	}
+	// Start and end at word boundaries: a snippet that opens mid-word
+	// ("…ployment waits") reads as a typo. The cut moves to the next
+	// space before the match (or the previous one after it); a line
+	// without one there keeps the character cut.
+	if from > 0 && !isSpace(line[from-1]) {
+		if i := strings.IndexAny(line[from:at], " \t"); i >= 0 {
+			from += i + 1
+		}
+	}
+	if to < len(line) && !isSpace(line[to]) {
+		if i := strings.LastIndexAny(line[at+n:to], " \t"); i >= 0 {
+			to = at + n + i
+		}
+	}
 	s := strings.TrimSpace(line[from:to])
 	if from > 0 {
 		s = "…" + s
@@ -492,6 +506,8 @@ func window(line string, at, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func isSpace(b byte) bool { return b == ' ' || b == '\t' }
 
 // The index file: a header; the notes (path, title, type, tags, size,
 // modification time, field lengths); a sorted term dictionary with a table

@@ -54,6 +54,7 @@ type SyncOptions struct {
 type SyncResult struct {
 	Schema   string        `json:"$schema"`
 	Remote   string        `json:"remote"`
+	DryRun   bool          `json:"dry_run,omitempty" jsonschema:"nothing was changed: merged, pushed and up_to_date say what a sync would do (sync --dry-run)"`
 	Attempts int           `json:"attempts"`
 	Merged   []MergeResult `json:"merged"`
 	Pushed   []string      `json:"pushed"`

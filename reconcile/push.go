@@ -78,7 +78,7 @@ func CheckPush(ctx context.Context, repo *gitops.Repo, remote string, updates []
 		}
 		rep.Specs = append(rep.Specs, specs...)
 	}
-	rep.Message, rep.Block = pushMessage(rep.Specs, remote)
+	rep.Message, rep.Block = pushMessage(rep.Specs, remote, func() string { return defaultBaseName(ctx, repo, remote) })
 	return rep, nil
 }
 
@@ -93,6 +93,35 @@ func defaultBranchTip(repo *gitops.Repo, remote string) string {
 		}
 	}
 	return ""
+}
+
+// defaultBaseName names the branch a hint should compare with: the
+// remote's default branch as this clone knows it (its HEAD, else its main
+// or master), else the local main or master, else the current branch. A
+// repository whose branch is master is never told origin/main.
+func defaultBaseName(ctx context.Context, repo *gitops.Repo, remote string) string {
+	if remote == "" {
+		remote = "origin"
+	}
+	if out, err := repo.Git(ctx, "symbolic-ref", "--quiet", "--short", "refs/remotes/"+remote+"/HEAD"); err == nil {
+		if name := strings.TrimSpace(string(out)); name != "" {
+			return name
+		}
+	}
+	for _, b := range []string{"main", "master"} {
+		if _, err := repo.ResolveCommit("refs/remotes/" + remote + "/" + b); err == nil {
+			return remote + "/" + b
+		}
+	}
+	for _, b := range []string{"main", "master"} {
+		if repo.BranchExists(b) {
+			return b
+		}
+	}
+	if b, err := repo.HeadBranch(); err == nil && b != "" {
+		return b
+	}
+	return "<branch>"
 }
 
 func checkRange(ctx context.Context, repo *gitops.Repo, ref, base, local, mode string) ([]PushSpec, error) {
@@ -176,7 +205,7 @@ func checkRange(ctx context.Context, repo *gitops.Repo, ref, base, local, mode s
 	return out, nil
 }
 
-func pushMessage(specs []PushSpec, remote string) (string, bool) {
+func pushMessage(specs []PushSpec, remote string, fallbackBase func() string) (string, bool) {
 	if len(specs) == 0 {
 		return "", false
 	}
@@ -219,7 +248,7 @@ func pushMessage(specs []PushSpec, remote string) (string, bool) {
 		}
 	}
 	if base == "" {
-		base = remote + "/main"
+		base = fallbackBase()
 	} else {
 		base = gitops.ShortID(base)
 	}

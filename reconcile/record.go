@@ -22,6 +22,7 @@ import (
 	"github.com/gloss-dev/gloss/buildinfo"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/runenv"
 	"github.com/gloss-dev/gloss/spec"
 )
 
@@ -411,9 +412,9 @@ func idMillis(id, ts string) int64 {
 	return 0
 }
 
-// actor names who made a record: $GLOSS_ACTOR, else git's user.
+// actor names who made a record: runenv.Actor, else git's user.
 func actor(ctx context.Context, repo *gitops.Repo, via string) string {
-	if a := strings.TrimSpace(os.Getenv("GLOSS_ACTOR")); a != "" {
+	if a := strings.TrimSpace(os.Getenv(runenv.Actor)); a != "" {
 		return a
 	}
 	name, _, _ := repo.ConfigGet(ctx, "user.name")

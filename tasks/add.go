@@ -64,10 +64,8 @@ func (s *Store) Add(ctx context.Context, in AddInput) (*AddResult, error) {
 		return nil, err
 	}
 	_ = all
-	for _, d := range in.DependsOn {
-		if _, ok := g.byID[d]; !ok {
-			return nil, fault.NotFoundf("Task not found: %s", d)
-		}
+	if in.DependsOn, err = g.resolveIDs(in.DependsOn); err != nil {
+		return nil, err
 	}
 	t := &Task{ID: id, Path: path.Join(Dir, id+".md"), fm: frontmatter.NewMapping()}
 	var b strings.Builder
@@ -98,6 +96,29 @@ func (s *Store) Add(ctx context.Context, in AddInput) (*AddResult, error) {
 	}
 	g.add(t)
 	return &AddResult{Schema: schemaTag, TaskID: id, Path: t.Path, Message: "Created task: " + id, Lint: s.lint(g, t)}, nil
+}
+
+// resolveIDs turns each part of a task id into the whole id, as task
+// work and every other command that names a task take it ("gdv",
+// "001-gdv"): an unknown part is not found, an ambiguous one a conflict.
+func (g graph) resolveIDs(parts []string) ([]string, error) {
+	if parts == nil {
+		return nil, nil
+	}
+	all := make([]*Task, 0, len(g.byID))
+	for _, t := range g.byID {
+		all = append(all, t)
+	}
+	slices.SortFunc(all, func(a, b *Task) int { return CompareIDs(a.ID, b.ID) })
+	ids := make([]string, 0, len(parts))
+	for _, p := range parts {
+		t, err := resolveIn(all, p)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, t.ID)
+	}
+	return ids, nil
 }
 
 // splitDescription takes a title off a description: the first line, or up

@@ -12,15 +12,18 @@ import (
 )
 
 // The agent `task work` launches is the author of that run's commits: it
-// gets GLOSS_AGENT and GLOSS_AGENT_MODEL (from its command line), and the
-// post-commit hook of each commit it makes records it and its model
-// instead of the commit's author.
+// gets GLOSS_AGENT, GLOSS_MODEL (from its command line) and GLOSS_SESSION,
+// and the post-commit hook of each commit it makes records it and its
+// model instead of the commit's author — in the annotation and in the
+// attribution of every line it wrote. (`task work` once set
+// GLOSS_AGENT_MODEL, which attribution did not read: the lines lost their
+// model.)
 func TestLaunchedAgentAuthorsItsCommits(t *testing.T) {
 	e := newEnv(t)
 	id := e.add("Say who", []string{"who.txt exists"})
 	script := `#!/bin/sh
 export PATH="` + filepath.Dir(fixtures.Binary(t)) + `:$PATH"
-echo "$GLOSS_AGENT|$GLOSS_AGENT_MODEL" > who.txt
+echo "$GLOSS_AGENT|$GLOSS_MODEL|$GLOSS_SESSION|$GLOSS_AGENT_MODEL" > who.txt
 git add who.txt
 git commit -q -m "task($GLOSS_TASK_ID): say who"
 sed -i 's/- \[ \]/- [x]/' "$GLOSS_TASK_FILE"
@@ -34,8 +37,8 @@ git commit -q -am "task($GLOSS_TASK_ID): check the criteria"
 	e.reopen()
 	e.start(id)
 	waitSettled(t, id)
-	if got := e.fx.Read("who.txt"); got != "fake-agent|fake-model-1\n" {
-		t.Fatalf("the agent's environment said %q, want fake-agent|fake-model-1", got)
+	if got, want := e.fx.Read("who.txt"), "fake-agent|fake-model-1|"+id+"|\n"; got != want {
+		t.Fatalf("the agent's environment said %q, want %q", got, want)
 	}
 	out := e.fx.MustGloss("read", "who.txt", "--lines", "1:1", "--json")
 	regions := gjson.Get(out, "regions").Array()
@@ -44,6 +47,11 @@ git commit -q -am "task($GLOSS_TASK_ID): check the criteria"
 	}
 	if a := regions[0].Get("author"); a.Get("kind").String() != "agent" || a.Get("name").String() != "fake-agent" || a.Get("model").String() != "fake-model-1" {
 		t.Errorf("the launched agent's commit is recorded as %s, want agent fake-agent fake-model-1", a.Raw)
+	}
+	blame := e.fx.MustGloss("blame", "who.txt", "--json")
+	line := gjson.Get(blame, "lines.0.contributor")
+	if line.Get("type").String() != "ai" || line.Get("agent").String() != "fake-agent" || line.Get("model").String() != "fake-model-1" || line.Get("session").String() != id {
+		t.Errorf("the launched agent's line is attributed to %s, want ai fake-agent fake-model-1 session %s", line.Raw, id)
 	}
 	// A person's commit in the same repository stays theirs.
 	e.fx.Commit("by hand", map[string]string{"hand.txt": "typed\n"})

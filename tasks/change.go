@@ -65,13 +65,11 @@ func (s *Store) Update(ctx context.Context, in UpdateInput) (*Message, error) {
 		}
 	}
 	if in.DependsOn != nil {
-		if err := g.checkCycle(t.ID, in.DependsOn); err != nil {
+		if in.DependsOn, err = g.resolveIDs(in.DependsOn); err != nil {
 			return nil, err
 		}
-		for _, d := range in.DependsOn {
-			if _, ok := g.byID[d]; !ok {
-				return nil, fault.NotFoundf("Task not found: %s", d)
-			}
+		if err := g.checkCycle(t.ID, in.DependsOn); err != nil {
+			return nil, err
 		}
 		if err := t.set("depends_on", in.DependsOn); err != nil {
 			return nil, err

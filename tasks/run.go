@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // Agent runs. `task_work_start` starts a supervisor process (git-gloss
@@ -265,7 +265,7 @@ func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, e
 		time.Sleep(20 * time.Millisecond)
 	}
 	if run.State == "starting" {
-		return nil, fmt.Errorf("the agent for %s did not start within 10 s; see %s", t.ID, filepath.Join(d, "supervisor.log"))
+		return nil, fmt.Errorf("the agent for %s did not start within 10 s; see %s", t.ID, s.rel(filepath.Join(d, "supervisor.log")))
 	}
 	res := &StartResult{Schema: schemaTag, ProcessID: fmt.Sprintf("%s-%d", t.ID, run.PID), TaskID: t.ID, PID: run.PID,
 		StartedAt: run.StartedAt, Mode: "single", Started: true, Worktree: wt, Branch: branch,
@@ -307,6 +307,16 @@ func (s *Store) ensureWorktree(ctx context.Context, id, branch string) (string, 
 		return wt, s.repo.AddWorktree(ctx, wt, branch, "")
 	}
 	return wt, s.repo.AddWorktree(ctx, wt, branch, "HEAD")
+}
+
+// rel names a path as the task log and messages show it: relative to the
+// repository's root when it is inside (a run's worktree under .git/gloss
+// is), as docs/cli.md promises for every output.
+func (s *Store) rel(p string) string {
+	if r, err := filepath.Rel(s.repo.Root(), p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(r)
+	}
+	return p
 }
 
 // writePrompt writes what the agent is asked to do.
@@ -379,17 +389,16 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 	}
 	defer logFile.Close()
 	logw := &stampWriter{w: logFile}
-	fmt.Fprintf(logw, "# gloss: run of %s started in %s: %s\n", id, run.Worktree, run.Command)
+	fmt.Fprintf(logw, "# gloss: run of %s started in %s: %s\n", id, s.rel(run.Worktree), run.Command)
 
-	cmd := exec.Command("sh", "-c", run.Command+` "$GLOSS_TASK_PROMPT"`)
+	cmd := exec.Command("sh", "-c", run.Command+` "$`+runenv.TaskPrompt+`"`)
 	cmd.Dir = run.Worktree
 	name, model := agentIdentity(run.Command)
-	cmd.Env = append(os.Environ(),
-		"GLOSS_TASK_ID="+id, "GLOSS_TASK_FILE="+path.Join(Dir, id+".md"), "GLOSS_TASK_PROMPT="+string(prompt),
-		"GLOSS_WORKTREE="+run.Worktree, "GLOSS_BRANCH="+run.Branch,
-		// The agent's commits are recorded as its own: annotate and
-		// attribution read these in the post-commit hook.
-		annotate.EnvAgent+"="+name, annotate.EnvAgentModel+"="+model, "GLOSS_SESSION="+id)
+	// The agent's commits are recorded as its own: annotate and
+	// attribution read the agent run in the post-commit hook.
+	cmd.Env = append(runenv.AgentRun{Agent: name, Model: model, Session: id}.Environ(os.Environ()),
+		runenv.TaskID+"="+id, runenv.TaskFile+"="+path.Join(Dir, id+".md"), runenv.TaskPrompt+"="+string(prompt),
+		runenv.Worktree+"="+run.Worktree, runenv.Branch+"="+run.Branch)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -122,6 +122,15 @@ func TestRunToCompletion(t *testing.T) {
 	if err != nil || lg.Live || !strings.Contains(lg.Content, "finished") {
 		t.Fatalf("log after the run: %+v %v", lg, err)
 	}
+	// Paths in the log are the repository's, as docs/cli.md promises.
+	if !strings.Contains(lg.Content, "started in .git/gloss/worktrees/"+id+":") {
+		t.Errorf("the log does not name the worktree by its repository path: %q", lg.Content)
+	}
+	for _, l := range strings.Split(lg.Content, "\n") {
+		if strings.Contains(l, "# gloss:") && strings.Contains(l, e.fx.Dir) {
+			t.Errorf("gloss's log line names an absolute path: %q", l)
+		}
+	}
 	if !matches(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z `, strings.Split(lg.Content, "\n")[0]) {
 		t.Errorf("log lines are not timestamped: %q", lg.Content)
 	}

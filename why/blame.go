@@ -54,7 +54,7 @@ type BlameResult struct {
 // Source returns a file's repository-relative path and content at rev
 // (the working tree when rev is ""), through the same resolver as read.
 func Source(repo *gitops.Repo, p, rev string) (rel string, content []byte, err error) {
-	f, err := openFile(repo, p, rev)
+	f, err := openFile(repo, p, rev, nil)
 	if err != nil {
 		return "", nil, err
 	}

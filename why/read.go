@@ -39,6 +39,10 @@ type Query struct {
 	MaxTokens int             `json:"max_tokens,omitempty" jsonschema:"budget for the answer, about 4 bytes a token; 0 for no limit"`
 	Rev       string          `json:"rev,omitempty" jsonschema:"revision to read at; default the working tree"`
 	All       bool            `json:"all,omitempty" jsonschema:"also return superseded, flagged and expired records, marked"`
+	// Content is a version of the file that is not on disk, an editor's
+	// unsaved buffer: it is read instead of the working-tree file, Lines
+	// are its lines, and lines that differ from HEAD are uncommitted.
+	Content []byte `json:"-"`
 }
 
 // Target is what the query resolved to.
@@ -113,13 +117,14 @@ type file struct {
 	rel     string
 	rev     string // "" for the working tree
 	content []byte
+	buffer  bool // content is an editor's buffer, not the working-tree file
 	lines   int
 	anchors []treesitter.Anchor
 }
 
 // openFile reads path at rev (the working tree when rev is "" and there
-// is one).
-func openFile(repo *gitops.Repo, p, rev string) (*file, error) {
+// is one), or takes content as that file's version when it is not nil.
+func openFile(repo *gitops.Repo, p, rev string, content []byte) (*file, error) {
 	root := repo.Root()
 	base := root
 	if base == "" {
@@ -130,6 +135,14 @@ func openFile(repo *gitops.Repo, p, rev string) (*file, error) {
 		return nil, err
 	}
 	f := &file{rel: rel, rev: rev}
+	if content != nil {
+		if rev != "" || root == "" {
+			return nil, fault.Usagef("a buffer's content is read against the working tree: no revision, no bare repository")
+		}
+		f.content, f.buffer = content, true
+		f.lines = gitops.CountLines(content)
+		return f, nil
+	}
 	if rev == "" && root == "" {
 		f.rev = "HEAD"
 	}
@@ -193,7 +206,7 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 	if len(q.Anchor) > maxAnchor || len(q.Rev) > maxAnchor {
 		return nil, nil, nil, fault.Usagef("an anchor or a revision is at most %d bytes", maxAnchor)
 	}
-	f, err := openFile(repo, q.Path, q.Rev)
+	f, err := openFile(repo, q.Path, q.Rev, q.Content)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -215,7 +228,7 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 	// which does not depend on the blame, is walked meanwhile.
 	// So are the notes of those commits, and their times, when an
 	// anchor's records are looked for in them.
-	wait, settle := repo.StartBlameCached(ctx, f.rev, f.rel, target.Start, target.End)
+	wait, settle := startBlame(ctx, repo, f, target)
 	defer settle()
 	log := repo.PrefetchFileHistory(f.rev, f.rel, anchorHistoryLimit)
 	store := notes.Open(repo, notes.Annotations)
@@ -384,6 +397,16 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, *file, 
 		}
 	}
 	return res, f, blame, nil
+}
+
+// startBlame starts the blame of the target lines of f: of the buffer,
+// the working tree or a revision.
+func startBlame(ctx context.Context, repo *gitops.Repo, f *file, target annotate.Lines) (wait func() (*gitops.Blame, error), settle func()) {
+	if f.buffer {
+		b, err := repo.BlameContent(ctx, f.rel, f.content, target.Start, target.End)
+		return func() (*gitops.Blame, error) { return b, err }, func() {}
+	}
+	return repo.StartBlameCached(ctx, f.rev, f.rel, target.Start, target.End)
 }
 
 // noteRead is the notes of some commits, read ahead of knowing all the

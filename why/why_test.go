@@ -3,7 +3,9 @@ package why_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -355,5 +357,43 @@ func TestOutlineCacheFollowsContent(t *testing.T) {
 	res := readJSON(t, fx, "lib/client.go", "--anchor", "Client.Connect")
 	if len(res.Resolved.Anchors) != 1 || res.Resolved.Anchors[0].Start != 19 {
 		t.Errorf("anchor after the edit = %+v", res.Resolved.Anchors)
+	}
+}
+
+// TestReadAnEditorsBuffer reads the lines of an unsaved buffer (--contents,
+// what an editor holds): ten lines inserted above Client.Connect move it
+// down, and the buffer's line numbers still reach its record.
+func TestReadAnEditorsBuffer(t *testing.T) {
+	fx := seed(t)
+	today := fx.Read("lib/client.go")
+	buffer := strings.Replace(today, "type Client struct{}", strings.Repeat("// a comment being typed\n", 10)+"type Client struct{}", 1)
+	file := filepath.Join(t.TempDir(), "buffer.go")
+	if err := os.WriteFile(file, []byte(buffer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	connect := 0
+	for i, l := range strings.Split(buffer, "\n") {
+		if strings.Contains(l, "return nil") {
+			connect = i + 1
+		}
+	}
+	res := readJSON(t, fx, "lib/client.go", "--lines", fmt.Sprintf("%d:%d", connect, connect), "--contents", file)
+	if got := intents(res); len(got) != 1 || got[0] != "dial once and reuse the connection" {
+		t.Fatalf("buffer line %d: intents %v (notes %v)", connect, got, res.Notes)
+	}
+	if cur := res.Regions[0].Current; cur == nil || cur.Start > connect || cur.End < connect {
+		t.Errorf("current lines %+v do not hold buffer line %d", cur, connect)
+	}
+	// The inserted lines are the buffer's own: uncommitted, no record.
+	res = readJSON(t, fx, "lib/client.go", "--lines", fmt.Sprintf("%d:%d", connect-5, connect-5), "--contents", file)
+	if len(res.Regions) != 0 || !strings.Contains(strings.Join(res.Notes, " "), "not committed") {
+		t.Errorf("an inserted line: %d regions, notes %v", len(res.Regions), res.Notes)
+	}
+	// The file on disk is untouched and reads as before.
+	if fx.Read("lib/client.go") != today {
+		t.Fatal("the working-tree file changed")
+	}
+	if _, err := fx.Gloss("read", "lib/client.go", "--contents", file, "--rev", "HEAD"); exitCode(err) != 2 {
+		t.Errorf("--contents with --rev: exit %d, want 2 (usage)", exitCode(err))
 	}
 }

@@ -12,14 +12,15 @@ import (
 	"runtime/pprof"
 
 	"github.com/gloss-dev/gloss/cli"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 func main() {
-	stop := startProfile(os.Getenv("GLOSS_CPUPROFILE"))
+	stop := startProfile(os.Getenv(runenv.CPUProfile))
 	// The processes gloss starts in the background (a cache fill, the
 	// hook worker) would otherwise inherit the variable and overwrite
 	// this process's profile with theirs.
-	_ = os.Unsetenv("GLOSS_CPUPROFILE")
+	_ = os.Unsetenv(runenv.CPUProfile)
 	code := cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -34,11 +35,11 @@ func startProfile(path string) (stop func()) {
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "git gloss: GLOSS_CPUPROFILE:", err)
+		fmt.Fprintln(os.Stderr, "git gloss: "+runenv.CPUProfile+":", err)
 		return func() {}
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		fmt.Fprintln(os.Stderr, "git gloss: GLOSS_CPUPROFILE:", err)
+		fmt.Fprintln(os.Stderr, "git gloss: "+runenv.CPUProfile+":", err)
 		f.Close()
 		return func() {}
 	}

@@ -1,21 +1,21 @@
 -- Drives `git gloss lsp` from Neovim 0.7 (Debian's), headless, as a person
 -- would: open a file, hover, type ten lines above without saving, hover
 -- again, flag the record from a shell, hover once more. What each hover
--- showed goes to GLOSS_OUT as JSON for the Go test to judge.
+-- showed goes to LSPTEST_OUT as JSON for the Go test to judge.
 local env = vim.env
 local out = { hovers = {}, errors = {} }
 
 local function finish()
-  vim.fn.writefile({ vim.fn.json_encode(out) }, env.GLOSS_OUT)
+  vim.fn.writefile({ vim.fn.json_encode(out) }, env.LSPTEST_OUT)
   vim.cmd("qa!")
 end
 
 local ok, err = pcall(function()
-  vim.cmd("edit " .. vim.fn.fnameescape(env.GLOSS_FILE))
+  vim.cmd("edit " .. vim.fn.fnameescape(env.LSPTEST_FILE))
   local id = vim.lsp.start_client({
     name = "gloss",
-    cmd = { env.GLOSS_BIN, "lsp" },
-    root_dir = env.GLOSS_REPO,
+    cmd = { env.LSPTEST_BIN, "lsp" },
+    root_dir = env.LSPTEST_REPO,
   })
   assert(id, "start_client failed")
   vim.lsp.buf_attach_client(0, id)
@@ -58,11 +58,11 @@ local ok, err = pcall(function()
   out.hovers.shifted = hover(16)
 
   -- Flag the record from a shell; the server must notice by itself.
-  out.flag = vim.fn.system({ "git", "-C", env.GLOSS_REPO, "gloss", "flag", env.GLOSS_RECORD, "--reason", "no longer holds" })
+  out.flag = vim.fn.system({ "git", "-C", env.LSPTEST_REPO, "gloss", "flag", env.LSPTEST_RECORD, "--reason", "no longer holds" })
   local after
   vim.wait(20000, function()
     after = hover(16)
-    return after ~= nil and not string.find(after, env.GLOSS_CONSTRAINT, 1, true)
+    return after ~= nil and not string.find(after, env.LSPTEST_CONSTRAINT, 1, true)
   end, 200)
   out.hovers.after_flag = after
 end)

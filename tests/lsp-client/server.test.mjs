@@ -3,9 +3,9 @@
 // is built on: every capability the server announces, then malformed
 // messages, each answered with a clear error while the server keeps
 // running. lsp/client_test.go builds the repository and runs this file:
-//   GLOSS_BIN      the git-gloss binary
-//   GLOSS_REPO     a repository set up with gloss (the shop of lsp_test.go)
-//   GLOSS_OUTSIDE  a directory in no repository
+//   LSPTEST_BIN      the git-gloss binary
+//   LSPTEST_REPO     a repository set up with gloss (the shop of lsp_test.go)
+//   LSPTEST_OUTSIDE  a directory in no repository
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -39,9 +39,9 @@ import {
   ResponseError,
 } from 'vscode-languageserver-protocol/node';
 
-const bin = process.env.GLOSS_BIN;
-const repo = process.env.GLOSS_REPO;
-const outside = process.env.GLOSS_OUTSIDE;
+const bin = process.env.LSPTEST_BIN;
+const repo = process.env.LSPTEST_REPO;
+const outside = process.env.LSPTEST_OUTSIDE;
 const constraint = 'must never return a negative total';
 const uri = (p) => pathToFileURL(p).href;
 const shopUri = uri(join(repo, 'shop.go'));
