@@ -47,7 +47,10 @@ is answered with an error and the server keeps serving.
 
 // Run serves until the editor exits the server or closes stdin.
 func (c *LspCmd) Run(g *Globals) error {
-	out := g.stdout
+	// Only protocol messages may reach stdout, byte for byte (the raw
+	// writer, not the one for people); anything else writing to
+	// os.Stdout goes to stderr.
+	out := g.rawStdout
 	if out == os.Stdout {
 		os.Stdout = os.Stderr
 		defer func() { os.Stdout = out.(*os.File) }()

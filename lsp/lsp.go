@@ -21,6 +21,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -79,7 +80,7 @@ type clientCaps struct {
 
 // Serve runs a server on in and out until the client sends exit or closes
 // the input. It returns nil after shutdown and exit, or at the end of
-// input.
+// input, and an error after an exit that no shutdown came before.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -94,15 +95,22 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	conn := jsonrpc2.NewConn(newStream(readWriter{in, out}, s.log), jsonrpc2.WithCodec(codec{}))
 	s.client = protocol.ClientDispatcher(conn)
 	conn.Go(ctx, handler(s, s.log))
+	var err error
 	select {
 	case <-conn.Done():
 	case <-s.exited:
+		s.mu.Lock()
+		if !s.shutdown {
+			// LSP: exit without shutdown first ends with code 1.
+			err = errors.New("gloss lsp: exit without shutdown")
+		}
+		s.mu.Unlock()
 	case <-ctx.Done():
 	}
 	cancel()
 	s.closeRepos()
 	_ = conn.Close()
-	return nil
+	return err
 }
 
 // readWriter joins stdin and stdout into the one connection jsonrpc2

@@ -39,14 +39,17 @@ func (s *server) repoFor(root string, repo *gitops.Repo) *repoState {
 	return rs
 }
 
+// closeRepos frees the repositories no request is reading; one still
+// being read is left to the process's end (exit must not wait for a blame).
 func (s *server) closeRepos() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, rs := range s.repos {
-		rs.mu.Lock()
-		rs.repo.Close()
-		rs.repo = nil
-		rs.mu.Unlock()
+		if rs.mu.TryLock() {
+			rs.repo.Close()
+			rs.repo = nil
+			rs.mu.Unlock()
+		}
 	}
 }
 
