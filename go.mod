@@ -13,7 +13,6 @@ require (
 	github.com/libgit2/git2go/v34 v34.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
-	github.com/sergi/go-diff v1.4.0
 	github.com/spf13/viper v1.19.0
 	github.com/tidwall/gjson v1.20.0
 	github.com/tree-sitter/go-tree-sitter v0.25.0

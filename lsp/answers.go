@@ -3,42 +3,43 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
 	"github.com/gloss-dev/gloss/treesitter"
 	"github.com/gloss-dev/gloss/why"
 )
 
-// fileCache is what the server computed for one file of a repository at
-// the repository's current generation; a new generation or a save drops
-// it. The reads are gloss's own: why.Read and attribution.Blame.
-type fileCache struct {
-	disk     []byte // the saved file
-	diskErr  error
-	blame    *attribution.BlameResult // who wrote each saved line
-	blameErr error
-	whole    *why.ReadResult // every record of the file: the code lens source
+// answers is what the server computed for one version of a document at
+// one state of its repository; a new version is a new document, and a
+// new state of the repository (epoch) drops it. Every answer comes from
+// gloss's own lookups on the buffer: why.Read with Query.Content, and the
+// buffer's blame (gitops.BlameContent, what git blame --contents gives)
+// with line attribution (attribution.OfBlame).
+type answers struct {
+	epoch    int
+	whole    *why.ReadResult // every record in force in the file: the code lens source
 	wholeErr error
-	anchors  map[string]*why.ReadResult // the records of one anchor, by name
-	lines    map[int]*why.ReadResult    // the records of one saved line
+	lines    map[annotate.Lines]*why.ReadResult
+	blame    *gitops.Blame
+	attrs    *attribution.LineAttribution
+	blameErr error
+	outline  []treesitter.Anchor
+	parsed   bool
 }
 
-// view is one document as the answers see it: the buffer, its outline,
-// and how its lines relate to the saved file. Built under the
-// repository's lock.
+// view is one document as the answers see it, under its repository's
+// lock (a gitops handle is not safe for concurrent use).
 type view struct {
-	rs      *repoState
-	fc      *fileCache
-	rel     string
-	text    []byte
-	outline []treesitter.Anchor
-	lines   lineMap
+	rs *repoState
+	d  *document
+	a  *answers
 }
 
-// withView runs f on the document's view, holding the repository's lock
-// (its gitops handle is not safe for concurrent use).
+// withView runs f on the document's view, holding the repository's lock.
 func (s *server) withView(d *document, f func(v *view) error) error {
 	rs := d.repo
 	rs.mu.Lock()
@@ -46,126 +47,97 @@ func (s *server) withView(d *document, f func(v *view) error) error {
 	if rs.repo == nil {
 		return requestFailed("gloss lsp: the server is shutting down")
 	}
-	fc := rs.files[d.rel]
-	if fc == nil {
-		fc = &fileCache{anchors: map[string]*why.ReadResult{}, lines: map[int]*why.ReadResult{}}
-		_, fc.disk, fc.diskErr = why.Source(rs.repo, d.rel, "")
-		rs.files[d.rel] = fc
+	if d.answers == nil || d.answers.epoch != rs.epoch {
+		d.answers = &answers{epoch: rs.epoch, lines: map[annotate.Lines]*why.ReadResult{}}
 	}
-	v := &view{rs: rs, fc: fc, rel: d.rel, text: d.text}
-	if fc.diskErr == nil {
-		v.lines = newLineMap(fc.disk, d.text)
-	} else {
-		v.lines = lineMap{toFile: make([]int, len(splitKeep(d.text))), changed: true}
+	return f(&view{rs: rs, d: d, a: d.answers})
+}
+
+// lineCount is the number of lines of the buffer.
+func (v *view) lineCount() int { return gitops.CountLines(v.d.text) }
+
+// records are the records in force for lines of the buffer, ranked and
+// within the budget: why.Read's answer, which holds the decisions of the
+// functions around the lines wherever they were recorded, those of the
+// file and its directories, and the records of the lines themselves.
+func (v *view) records(ctx context.Context, lines annotate.Lines, budget int) (*why.ReadResult, error) {
+	if r, ok := v.a.lines[lines]; ok {
+		return r, nil
 	}
-	// A saved buffer's outline is the file's, shared with the hooks
-	// through the outline cache; an edited one is parsed once per version
-	// and kept with it, not written to the cache at every keystroke.
-	switch {
-	case !v.lines.changed:
-		v.outline = treesitter.OutlineCached(rs.repo, d.rel, d.text)
-	case d.outlined:
-		v.outline = d.outline
-	default:
-		v.outline = treesitter.Outline(d.rel, d.text)
-		d.outline, d.outlined = v.outline, true
+	res, err := why.Read(ctx, v.rs.repo, why.Query{Path: v.d.rel, Lines: &lines, Content: v.d.text, MaxTokens: budget})
+	if err != nil {
+		return nil, err
 	}
-	return f(v)
+	v.a.lines[lines] = res
+	return res, nil
+}
+
+// wholeFile is every record in force in the buffer's file, each with the
+// span of its scope in the buffer.
+func (v *view) wholeFile(ctx context.Context) (*why.ReadResult, error) {
+	if v.a.whole == nil && v.a.wholeErr == nil {
+		v.a.whole, v.a.wholeErr = why.Read(ctx, v.rs.repo, why.Query{Path: v.d.rel, Content: v.d.text})
+	}
+	return v.a.whole, v.a.wholeErr
+}
+
+// blame is the buffer's blame and who wrote each of its lines.
+func (v *view) blame(ctx context.Context) (*gitops.Blame, *attribution.LineAttribution, error) {
+	if v.a.blame == nil && v.a.blameErr == nil {
+		v.a.blame, v.a.blameErr = v.rs.repo.BlameContent(ctx, v.d.rel, v.d.text, 0, 0)
+		if v.a.blameErr == nil {
+			v.a.attrs, v.a.blameErr = attribution.OfBlame(v.rs.repo, v.a.blame)
+		}
+	}
+	return v.a.blame, v.a.attrs, v.a.blameErr
+}
+
+// outline is the buffer's functions and types, parsed once per version.
+func (v *view) outline() []treesitter.Anchor {
+	if !v.a.parsed {
+		v.a.outline, v.a.parsed = treesitter.Outline(v.d.rel, v.d.text), true
+	}
+	return v.a.outline
 }
 
 // enclosing is the innermost anchor of the buffer around line l.
 func (v *view) enclosing(l int) *treesitter.Anchor {
 	var best *treesitter.Anchor
-	for i := range v.outline {
-		a := &v.outline[i]
+	for i, a := range v.outline() {
 		if a.Start <= l && l <= a.End && (best == nil || a.End-a.Start < best.End-best.Start) {
-			best = a
+			best = &v.a.outline[i]
 		}
 	}
 	return best
 }
 
-// anchorRecords are the records in force for an anchor of the buffer: a
-// read of that anchor in the saved file (which finds the records its
-// earlier commits wrote on other lines). An anchor the saved file does
-// not have yet has none.
-func (v *view) anchorRecords(ctx context.Context, name string, budget int) (*why.ReadResult, error) {
-	if r, ok := v.fc.anchors[name]; ok {
-		return r, nil
-	}
-	res, err := why.Read(ctx, v.rs.repo, why.Query{Path: v.rel, Anchor: name, MaxTokens: budget})
-	if err != nil {
-		return nil, err
-	}
-	if len(res.Resolved.Anchors) == 0 {
-		res.Regions = nil // not in the saved file: the read fell back to the whole file
-	}
-	v.fc.anchors[name] = res
-	return res, nil
-}
-
-// lineRecords are the records in force for one line of the saved file.
-func (v *view) lineRecords(ctx context.Context, fileLine, budget int) (*why.ReadResult, error) {
-	if r, ok := v.fc.lines[fileLine]; ok {
-		return r, nil
-	}
-	res, err := why.Read(ctx, v.rs.repo, why.Query{Path: v.rel, Lines: &annotate.Lines{Start: fileLine, End: fileLine}, MaxTokens: budget})
-	if err != nil {
-		return nil, err
-	}
-	v.fc.lines[fileLine] = res
-	return res, nil
-}
-
-// wholeFile is every record of the saved file (the code lens source).
-func (v *view) wholeFile(ctx context.Context) (*why.ReadResult, error) {
-	if v.fc.whole == nil && v.fc.wholeErr == nil {
-		v.fc.whole, v.fc.wholeErr = why.Read(ctx, v.rs.repo, why.Query{Path: v.rel})
-	}
-	return v.fc.whole, v.fc.wholeErr
-}
-
-// lineAuthor is who wrote a line of the buffer and in which commit.
+// lineAuthor is who wrote a line of the buffer, and in which commit.
 type lineAuthor struct {
-	unsaved     bool // an edit not saved yet
-	line        attribution.BlameLine
-	hunk        *attribution.BlameHunk
+	known       bool
 	uncommitted bool
-}
-
-// blame is line attribution for the saved file (attribution.Blame, the
-// library behind git gloss blame), read once per generation.
-func (v *view) blame(ctx context.Context) (*attribution.BlameResult, error) {
-	if v.fc.blame == nil && v.fc.blameErr == nil && v.fc.diskErr == nil {
-		v.fc.blame, v.fc.blameErr = attribution.Blame(ctx, v.rs.repo, attribution.BlameQuery{Path: v.rel})
-	}
-	if v.fc.diskErr != nil {
-		return nil, v.fc.diskErr
-	}
-	return v.fc.blame, v.fc.blameErr
+	who         *attribution.Summary
+	commit      string
+	author      string
+	time        time.Time
 }
 
 // author answers who wrote buffer line l.
 func (v *view) author(ctx context.Context, l int) (lineAuthor, error) {
-	fl := v.lines.fileLine(l)
-	if fl == 0 {
-		return lineAuthor{unsaved: true}, nil
-	}
-	b, err := v.blame(ctx)
+	b, attrs, err := v.blame(ctx)
 	if err != nil {
 		return lineAuthor{}, err
 	}
-	if fl > len(b.Lines) {
-		return lineAuthor{unsaved: true}, nil
+	if l < 1 || l > len(b.Lines) {
+		return lineAuthor{}, nil
 	}
-	la := lineAuthor{line: b.Lines[fl-1]}
-	for i := range b.Hunks {
-		if h := &b.Hunks[i]; h.Start <= fl && fl <= h.End {
-			la.hunk = h
-			break
-		}
+	bl := b.Lines[l-1]
+	if bl.Commit == gitops.Uncommitted {
+		return lineAuthor{known: true, uncommitted: true}, nil
 	}
-	la.uncommitted = la.line.Contributor.Basis == "uncommitted"
+	la := lineAuthor{known: true, commit: bl.Commit, who: attrs.Summarize(l, l)}
+	if c, ok := b.Commits[bl.Commit]; ok {
+		la.author, la.time = c.Author, c.AuthorTime
+	}
 	return la, nil
 }
 
@@ -174,29 +146,25 @@ type specInfo struct {
 	path    string
 	state   string // reconcile's: reconciled, drifted, never_reconciled
 	changed int    // governed files changed since the last reconciliation
-	intent  string
 }
 
-// specCache is the specs of a repository at one generation.
+// specCache is the specs of a repository at one state of it.
 type specCache struct {
 	ws   *reconcile.Workspace
 	rows []reconcile.SpecStatus
-	err  error
 }
 
-// specs are the specs that govern the view's file, with their state.
+// specs are the specs that govern the document's file, with their state
+// (git gloss spec status).
 func (v *view) specs(ctx context.Context) []specInfo {
 	rs := v.rs
 	if rs.specs == nil {
 		rs.specs = &specCache{}
-		ws, err := reconcile.Open(ctx, rs.repo)
-		if err == nil {
-			var st *reconcile.StatusResult
-			if st, err = ws.Status(); err == nil {
+		if ws, err := reconcile.Open(ctx, rs.repo); err == nil {
+			if st, err := ws.Status(); err == nil {
 				rs.specs.ws, rs.specs.rows = ws, st.Specs
 			}
 		}
-		rs.specs.err = err
 	}
 	if rs.specs.ws == nil {
 		return nil
@@ -204,17 +172,17 @@ func (v *view) specs(ctx context.Context) []specInfo {
 	var out []specInfo
 	for _, row := range rs.specs.rows {
 		sp := rs.specs.ws.Specs.Get(row.SpecPath)
-		if sp == nil || !sp.Governs(v.rel) || sp.Path == v.rel {
+		if sp == nil || sp.Path == v.d.rel || !sp.Governs(v.d.rel) {
 			continue
 		}
-		out = append(out, specInfo{path: row.SpecPath, state: row.State, changed: len(row.Changed), intent: sp.Intent})
+		out = append(out, specInfo{path: row.SpecPath, state: row.State, changed: len(row.Changed)})
 	}
 	return out
 }
 
 // webLink is the web view's page of the file at a line, when git gloss
 // serve runs for the repository.
-func (s *server) webLink(rs *repoState, rel string, fileLine int) string {
+func (s *server) webLink(rs *repoState, rel string, line int) string {
 	if s.opts.WebURL == nil {
 		return ""
 	}
@@ -223,8 +191,8 @@ func (s *server) webLink(rs *repoState, rel string, fileLine int) string {
 		return ""
 	}
 	link := fmt.Sprintf("%s/file/%s?token=%s", base, rel, token)
-	if fileLine > 0 {
-		link += fmt.Sprintf("#L%d", fileLine)
+	if line > 0 {
+		link += fmt.Sprintf("#L%d", line)
 	}
 	return link
 }

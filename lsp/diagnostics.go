@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/gitops"
 )
@@ -29,25 +30,24 @@ func (s *server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 	}
 	first, last := int(p.Range.Start.Line)+1, int(p.Range.End.Line)+1
 	err = s.withView(d, func(v *view) error {
-		b, err := v.blame(ctx)
+		b, attrs, err := v.blame(ctx)
 		if err != nil {
 			return err
 		}
-		for _, run := range v.agentRuns(b) {
+		for _, run := range agentRuns(b, attrs) {
 			if run.end < first || run.start > last {
 				continue
 			}
 			pad := true
-			label := " " + agentName(run.c) + " "
-			if run.c.Type == attribution.Mixed {
-				label = " " + agentName(run.c) + " + human "
+			who := agentModel(run.agent)
+			if run.mixed {
+				who += " + human"
 			}
-			tip := fmt.Sprintf("lines %d-%d written by %s in %s", run.start, run.end, label[1:len(label)-1], gitops.ShortID(run.commit))
 			out = append(out, protocol.InlayHint{
-				Position:    lineRange(v.text, run.start).End,
-				Label:       protocol.String("✦" + label),
+				Position:    lineRange(v.d.text, run.start).End,
+				Label:       protocol.String("✦ " + who),
 				PaddingLeft: &pad,
-				Tooltip:     protocol.String(tip),
+				Tooltip:     protocol.String(fmt.Sprintf("lines %d-%d written by %s in %s", run.start, run.end, who, gitops.ShortID(run.commit))),
 			})
 		}
 		return nil
@@ -62,26 +62,24 @@ func (s *server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 type agentRun struct {
 	start, end int
 	commit     string
-	c          attribution.Contributor
+	agent      attribution.AgentLines
+	mixed      bool
 }
 
-func (v *view) agentRuns(b *attribution.BlameResult) []agentRun {
+func agentRuns(b *gitops.Blame, attrs *attribution.LineAttribution) []agentRun {
 	var runs []agentRun
-	for l := 1; l <= len(v.lines.toFile); l++ {
-		fl := v.lines.fileLine(l)
-		if fl < 1 || fl > len(b.Lines) {
+	for i, bl := range b.Lines {
+		l := i + 1
+		w := attrs.Summarize(l, l)
+		if w.AI+w.Mixed == 0 || len(w.Agents) == 0 {
 			continue
 		}
-		bl := b.Lines[fl-1]
-		c := bl.Contributor
-		if c.Type != attribution.AI && c.Type != attribution.Mixed {
-			continue
-		}
-		if n := len(runs); n > 0 && runs[n-1].end == l-1 && runs[n-1].commit == bl.Commit && runs[n-1].c == c {
+		ag := attribution.AgentLines{Agent: w.Agents[0].Agent, Model: w.Agents[0].Model}
+		if n := len(runs); n > 0 && runs[n-1].end == l-1 && runs[n-1].commit == bl.Commit && runs[n-1].agent == ag && runs[n-1].mixed == (w.Mixed > 0) {
 			runs[n-1].end = l
 			continue
 		}
-		runs = append(runs, agentRun{start: l, end: l, commit: bl.Commit, c: c})
+		runs = append(runs, agentRun{start: l, end: l, commit: bl.Commit, agent: ag, mixed: w.Mixed > 0})
 	}
 	return runs
 }
@@ -115,33 +113,25 @@ func (s *server) publishDiagnostics(u uri.URI) {
 	_ = s.client.PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(d.version), Diagnostics: diags})
 }
 
+// maxEditsTold bounds the edited runs a document's diagnostics look up:
+// each is one lookup, and a buffer rewritten all over says nothing new
+// with more of them.
+const maxEditsTold = 50
+
 func (v *view) diagnostics(ctx context.Context, budget int) []protocol.Diagnostic {
 	out := []protocol.Diagnostic{}
 	source := protocol.NewOptional("gloss")
-	for _, e := range v.edits() {
-		a := v.enclosing(e.start)
-		if a == nil {
-			continue
-		}
-		res, err := v.anchorRecords(ctx, a.Name, budget)
-		if err != nil || res == nil {
-			continue
-		}
-		var cons []string
-		for _, r := range res.Regions {
-			for _, c := range r.Constraints {
-				cons = append(cons, "• "+oneLine(c.Text))
+	b, _, err := v.blame(ctx)
+	if err == nil {
+		for i, e := range edits(b) {
+			if i == maxEditsTold {
+				break
+			}
+			if d, ok := v.editDiagnostic(ctx, e, budget); ok {
+				d.Source = source
+				out = append(out, d)
 			}
 		}
-		if len(cons) == 0 {
-			continue
-		}
-		msg := fmt.Sprintf("This unsaved edit is inside %s, which has recorded constraints it may break:\n%s", a.Name, strings.Join(cons, "\n"))
-		out = append(out, protocol.Diagnostic{
-			Range:    protocol.Range{Start: protocol.Position{Line: uint32(e.start - 1)}, End: lineRange(v.text, e.end).End},
-			Severity: protocol.DiagnosticSeverityInformation, Source: source, Code: protocol.String("constraint"),
-			Message: protocol.String(msg),
-		})
 	}
 	for _, sp := range v.specs(ctx) {
 		if sp.state != "drifted" {
@@ -149,7 +139,7 @@ func (v *view) diagnostics(ctx context.Context, budget int) []protocol.Diagnosti
 		}
 		msg := fmt.Sprintf("Spec %s governs this file and has drifted: %d governed file(s) changed since it was last reconciled (git gloss spec status).", sp.path, sp.changed)
 		out = append(out, protocol.Diagnostic{
-			Range:    lineRange(v.text, 1),
+			Range:    lineRange(v.d.text, 1),
 			Severity: protocol.DiagnosticSeverityInformation, Source: source, Code: protocol.String("spec-drift"),
 			Message: protocol.String(msg),
 		})
@@ -158,29 +148,49 @@ func (v *view) diagnostics(ctx context.Context, budget int) []protocol.Diagnosti
 	return out
 }
 
-// edit is a run of unsaved buffer lines.
-type edit struct{ start, end int }
-
-// edits are the runs of buffer lines that differ from the saved file.
-func (v *view) edits() []edit {
-	var out []edit
-	if !v.lines.changed {
-		return nil
+// editDiagnostic tells an edit the constraints in force where it is (the
+// functions around it, the file): the lookup the agents' pre-edit hook
+// makes, for a person's edit.
+func (v *view) editDiagnostic(ctx context.Context, e annotate.Lines, budget int) (protocol.Diagnostic, bool) {
+	res, err := v.records(ctx, e, budget)
+	if err != nil {
+		return protocol.Diagnostic{}, false
 	}
-	for l := 1; l <= len(v.lines.toFile); l++ {
-		fl := v.lines.fileLine(l)
-		if fl != 0 {
-			// Saved lines that are not consecutive in the file: lines were
-			// deleted between them, an edit at l.
-			if prev := v.lines.fileLine(l - 1); l == 1 || prev == 0 || fl == prev+1 {
-				continue
-			}
+	var cons []string
+	for _, r := range res.Regions {
+		for _, c := range r.Constraints {
+			cons = append(cons, "• "+oneLine(c.Text))
 		}
-		if n := len(out); n > 0 && out[n-1].end == l-1 {
-			out[n-1].end = l
+	}
+	if len(cons) == 0 {
+		return protocol.Diagnostic{}, false
+	}
+	where := "this file"
+	if enc := res.Resolved.Enclosing; len(enc) > 0 {
+		where = enc[len(enc)-1].Name
+	}
+	msg := fmt.Sprintf("This uncommitted edit is inside %s, whose recorded constraints it may break:\n%s", where, strings.Join(cons, "\n"))
+	return protocol.Diagnostic{
+		Range:    protocol.Range{Start: protocol.Position{Line: uint32(e.Start - 1)}, End: lineRange(v.d.text, e.End).End},
+		Severity: protocol.DiagnosticSeverityInformation, Code: protocol.String("constraint"),
+		Message: protocol.String(msg),
+	}, true
+}
+
+// edits are the runs of buffer lines not committed yet (unsaved edits
+// and saved ones alike: what the next commit would carry).
+func edits(b *gitops.Blame) []annotate.Lines {
+	var out []annotate.Lines
+	for i, bl := range b.Lines {
+		if bl.Commit != gitops.Uncommitted {
 			continue
 		}
-		out = append(out, edit{start: l, end: l})
+		l := i + 1
+		if n := len(out); n > 0 && out[n-1].End == l-1 {
+			out[n-1].End = l
+			continue
+		}
+		out = append(out, annotate.Lines{Start: l, End: l})
 	}
 	return out
 }

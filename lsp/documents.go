@@ -12,7 +12,6 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/gloss-dev/gloss/gitops"
-	"github.com/gloss-dev/gloss/treesitter"
 )
 
 // maxDocument bounds the buffers gloss reads: a larger one (a generated
@@ -31,10 +30,8 @@ type document struct {
 	// err says why gloss cannot answer for the document (not a file, not
 	// in a repository, too large); requests on it fail with it.
 	err error
-	// outline of an edited buffer, parsed once (under the repository's
-	// lock, as every read of the document's answers).
-	outline  []treesitter.Anchor
-	outlined bool
+	// answers computed for this version (under the repository's lock).
+	answers *answers
 }
 
 // DidOpen starts following a buffer. A notification cannot fail: a

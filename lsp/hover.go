@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/why"
@@ -27,11 +28,14 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	budget := s.currentSettings().HoverTokens
 	var md string
 	err = s.withView(d, func(v *view) error {
+		if line > v.lineCount() {
+			return nil
+		}
 		h, err := v.hover(ctx, line, budget)
 		if err != nil {
 			return err
 		}
-		h.web = s.webLink(v.rs, v.rel, v.lines.fileLine(line))
+		h.web = s.webLink(v.rs, v.d.rel, line)
 		md = h.markdown(budget * 4)
 		return nil
 	})
@@ -64,24 +68,13 @@ type hoverAnswer struct {
 
 // hover gathers the answer for buffer line l.
 func (v *view) hover(ctx context.Context, l, budget int) (*hoverAnswer, error) {
-	if l < 1 || l > len(v.lines.toFile) {
-		return &hoverAnswer{}, nil
-	}
-	h := &hoverAnswer{}
-	var res *why.ReadResult
-	var err error
-	if a := v.enclosing(l); a != nil {
-		h.scope = a.Name
-		res, err = v.anchorRecords(ctx, a.Name, budget)
-	} else if fl := v.lines.fileLine(l); fl > 0 {
-		h.scope = fmt.Sprintf("line %d", l)
-		res, err = v.lineRecords(ctx, fl, budget)
-	}
+	res, err := v.records(ctx, annotate.Lines{Start: l, End: l}, budget)
 	if err != nil {
 		return nil, err
 	}
-	if res != nil {
-		h.regions = res.Regions
+	h := &hoverAnswer{regions: res.Regions, scope: fmt.Sprintf("line %d", l)}
+	if enc := res.Resolved.Enclosing; len(enc) > 0 {
+		h.scope = enc[len(enc)-1].Name // innermost
 	}
 	if h.author, err = v.author(ctx, l); err != nil {
 		h.notes = append(h.notes, "who wrote this line is unknown: "+err.Error())
@@ -94,7 +87,7 @@ func (v *view) hover(ctx context.Context, l, budget int) (*hoverAnswer, error) {
 // important parts first (intent, then risks, then rejected alternatives;
 // never the constraints nor who wrote the line).
 func (h *hoverAnswer) markdown(max int) string {
-	if len(h.regions) == 0 && h.author == (lineAuthor{}) && len(h.specs) == 0 {
+	if len(h.regions) == 0 && !h.author.known && len(h.specs) == 0 {
 		return ""
 	}
 	var cons, rej, risks, intents []string
@@ -172,40 +165,45 @@ func (h *hoverAnswer) tail() string {
 	return b.String()
 }
 
-// markdown says who wrote the line: human or agent (and model), the
-// commit and its age.
+// markdown says who wrote the line: a person or an agent (and model),
+// the commit and its age.
 func (a lineAuthor) markdown() string {
 	switch {
-	case a.unsaved:
-		return "**This line**: an unsaved edit"
+	case !a.known:
+		return "**This line**: unknown"
 	case a.uncommitted:
 		return "**This line**: not committed yet"
-	case a.line.Commit == "":
-		return "**This line**: unknown"
 	}
-	c := a.line.Contributor
-	who := c.Type
-	switch c.Type {
-	case attribution.AI, attribution.Mixed:
-		if c.Agent != "" {
-			who += " · " + c.Agent
-			if c.Model != "" {
-				who += " / " + c.Model
+	who := "unknown (no attribution record)"
+	if w := a.who; w != nil {
+		switch {
+		case w.AI > 0 || w.Mixed > 0:
+			who = "ai"
+			if w.Mixed > 0 {
+				who = "ai and human (mixed)"
 			}
+			if len(w.Agents) > 0 {
+				who += " · " + inline(agentModel(w.Agents[0]))
+			}
+		case w.Human > 0:
+			who = "human"
 		}
-	case attribution.Unknown:
-		who = "unknown (no attribution record)"
 	}
-	s := fmt.Sprintf("**This line**: written by %s · `%s`", who, gitops.ShortID(a.line.Commit))
-	if a.hunk != nil {
-		if a.hunk.Author != "" {
-			s += " · " + inline(a.hunk.Author)
-		}
-		if t, err := time.Parse(time.RFC3339, a.hunk.Time); err == nil {
-			s += " · " + age(t, time.Now())
-		}
+	s := fmt.Sprintf("**This line**: written by %s · `%s`", who, gitops.ShortID(a.commit))
+	if a.author != "" {
+		s += " · " + inline(a.author)
+	}
+	if !a.time.IsZero() {
+		s += " · " + age(a.time, time.Now())
 	}
 	return s
+}
+
+func agentModel(a attribution.AgentLines) string {
+	if a.Model != "" {
+		return a.Agent + " / " + a.Model
+	}
+	return a.Agent
 }
 
 // recordBy names a record's author, commit and age.
@@ -221,8 +219,12 @@ func recordBy(r why.RegionView) string {
 	if t, err := time.Parse(time.RFC3339, r.Time); err == nil {
 		s += ", " + age(t, time.Now())
 	}
+	switch r.Scope {
+	case "file", "directory":
+		s += "; for the whole " + r.Scope
+	}
 	if r.Stale {
-		s += fmt.Sprintf("; the code changed in %d later commit(s)", r.LaterCommits)
+		s += fmt.Sprintf("; the code changed in %d later commit(s) since", r.LaterCommits)
 	}
 	return s
 }

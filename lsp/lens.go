@@ -1,16 +1,17 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/attribution"
-	"github.com/gloss-dev/gloss/treesitter"
 	"github.com/gloss-dev/gloss/why"
 )
 
@@ -20,7 +21,8 @@ const CommandShowRecords = "gloss.showRecords"
 
 // CodeLens puts a summary above each function that has decisions in
 // force: "2 constraints · 1 risk · 40% ai claude/opus", with the command
-// that opens its full records.
+// that opens its full records; decisions about the whole file get one on
+// the first line.
 func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	d, err := s.document(p.TextDocument.URI)
 	if err != nil {
@@ -32,15 +34,19 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 		if err != nil {
 			return err
 		}
-		b, _ := v.blame(ctx)
+		_, attrs, _ := v.blame(ctx)
 		for _, g := range groups {
 			if !g.decides() {
 				continue
 			}
-			args := []protocol.LSPAny{jsonValue(string(d.uri)), jsonValue(g.anchor.Name), jsonValue(g.anchor.Start)}
+			share := ""
+			if attrs != nil && g.name != "" {
+				share = aiShare(attrs.Summarize(g.span.Start, g.span.End))
+			}
+			args := []protocol.LSPAny{jsonValue(string(d.uri)), jsonValue(g.name), jsonValue(g.span.Start)}
 			out = append(out, protocol.CodeLens{
-				Range:   lineRange(v.text, g.anchor.Start),
-				Command: protocol.Command{Title: g.title(v.share(b, g.anchor)), Command: CommandShowRecords, Arguments: args},
+				Range:   lineRange(v.d.text, g.span.Start),
+				Command: protocol.Command{Title: g.title(share), Command: CommandShowRecords, Arguments: args},
 			})
 		}
 		return nil
@@ -51,110 +57,77 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 	return out, nil
 }
 
-// anchorGroup is the records of one anchor of the buffer.
+// anchorGroup is the records in force for one anchor of the buffer (name
+// "" for the whole file).
 type anchorGroup struct {
-	anchor  treesitter.Anchor
+	name    string
+	span    annotate.Lines
 	regions []why.RegionView
 }
 
-// byAnchor groups the records of the whole file by the buffer's anchors:
-// a record written for an anchor goes to that anchor, one written for
-// lines to the innermost anchor around them.
+// byAnchor groups the records in force in the file by what they are
+// about: an anchor's records by their span today, a line record under the
+// function around its lines, a file's or a directory's records on line 1.
 func (v *view) byAnchor(ctx context.Context) ([]anchorGroup, error) {
 	res, err := v.wholeFile(ctx)
 	if err != nil {
 		return nil, err
 	}
-	toBuffer := map[int]int{}
-	for bl, fl := range v.lines.toFile {
-		if fl > 0 {
-			toBuffer[fl] = bl + 1
-		}
-	}
-	idx := map[string]int{}
+	idx := map[annotate.Lines]int{}
 	var groups []anchorGroup
-	add := func(a *treesitter.Anchor, r why.RegionView) {
-		key := fmt.Sprintf("%s:%d", a.Name, a.Start)
-		i, ok := idx[key]
+	add := func(name string, span annotate.Lines, r why.RegionView) {
+		i, ok := idx[span]
 		if !ok {
 			i = len(groups)
-			idx[key] = i
-			groups = append(groups, anchorGroup{anchor: *a})
+			idx[span] = i
+			groups = append(groups, anchorGroup{name: name, span: span})
 		}
 		groups[i].regions = append(groups[i].regions, r)
 	}
 	for _, r := range res.Regions {
-		if r.Anchor != nil {
-			if a := v.named(r.Anchor.Name); a != nil {
-				add(a, r)
-				continue
-			}
-		}
-		if r.Current == nil {
-			continue
-		}
-		if bl := toBuffer[r.Current.Start]; bl > 0 {
-			if a := v.enclosing(bl); a != nil {
-				add(a, r)
+		switch {
+		case r.Scope == "anchor" && r.Span != nil:
+			add(anchorName(r), *r.Span, r)
+		case r.Scope == "file" || r.Scope == "directory":
+			add("", annotate.Lines{Start: 1, End: v.lineCount()}, r)
+		case r.Current != nil && r.Decides():
+			if a := v.enclosing(r.Current.Start); a != nil {
+				add(a.Name, annotate.Lines{Start: a.Start, End: a.End}, r)
 			}
 		}
 	}
+	sort.SliceStable(groups, func(i, j int) bool { return groups[i].span.Start < groups[j].span.Start })
 	return groups, nil
 }
 
-// named is the buffer's anchor of that name (the first, if several).
-func (v *view) named(name string) *treesitter.Anchor {
-	for i := range v.outline {
-		if v.outline[i].Name == name {
-			return &v.outline[i]
-		}
+// anchorName is the name of a record's anchor today.
+func anchorName(r why.RegionView) string {
+	if r.Renamed != "" {
+		return r.Renamed
 	}
-	return nil
+	if r.Anchor != nil {
+		return r.Anchor.Name
+	}
+	return ""
 }
 
-// share is who wrote an anchor's lines as they are saved: the share of
-// ai (and mixed) lines and the agent and model with the most.
-func (v *view) share(b *attribution.BlameResult, a treesitter.Anchor) string {
-	if b == nil {
-		return ""
-	}
-	total, ai := 0, 0
-	agents := map[string]int{}
-	for l := a.Start; l <= a.End; l++ {
-		fl := v.lines.fileLine(l)
-		if fl < 1 || fl > len(b.Lines) {
-			continue
-		}
-		c := b.Lines[fl-1].Contributor
-		total++
-		if c.Type == attribution.AI || c.Type == attribution.Mixed {
-			ai++
-			if c.Agent != "" {
-				agents[agentName(c)]++
-			}
-		}
-	}
+// aiShare is who wrote an anchor's lines: the share of ai (and mixed)
+// lines and the agent and model with the most.
+func aiShare(s *attribution.Summary) string {
+	total := s.Human + s.AI + s.Mixed + s.Unknown
+	ai := s.AI + s.Mixed
 	if total == 0 || ai == 0 {
 		return ""
 	}
-	top, n := "", 0
-	for k, c := range agents {
-		if c > n || c == n && k < top {
-			top, n = k, c
+	out := fmt.Sprintf("%d%% ai", (ai*100+total/2)/total)
+	if len(s.Agents) > 0 {
+		a := s.Agents[0]
+		out += " " + a.Agent
+		if a.Model != "" {
+			out += "/" + a.Model
 		}
 	}
-	s := fmt.Sprintf("%d%% ai", (ai*100+total/2)/total)
-	if top != "" {
-		s += " " + top
-	}
-	return s
-}
-
-func agentName(c attribution.Contributor) string {
-	if c.Model != "" {
-		return c.Agent + "/" + c.Model
-	}
-	return c.Agent
+	return out
 }
 
 // decides reports whether the group holds a decision: a constraint, a
@@ -163,7 +136,7 @@ func agentName(c attribution.Contributor) string {
 // subject, is not one: a lens on every function would be noise).
 func (g anchorGroup) decides() bool {
 	for _, r := range g.regions {
-		if len(r.Constraints)+len(r.RejectedAlternatives)+len(r.Risks) > 0 || r.IntentFrom == "" && r.Source != annotate.SourceHook {
+		if r.Decides() || r.IntentFrom == "" && r.Source != annotate.SourceHook {
 			return true
 		}
 	}
@@ -191,6 +164,9 @@ func (g anchorGroup) title(share string) string {
 	if len(parts) == 0 {
 		parts = append(parts, count(len(g.regions), "record"))
 	}
+	if g.name == "" {
+		parts = append([]string{"this file"}, parts...)
+	}
 	if share != "" {
 		parts = append(parts, share)
 	}
@@ -208,10 +184,27 @@ func count(n int, what string) string {
 // units as LSP counts them.
 func lineRange(text []byte, l int) protocol.Range {
 	end := uint32(0)
-	if lines := splitKeep(text); l >= 1 && l <= len(lines) {
-		end = utf16Len(strings.TrimRight(string(lines[l-1]), "\r\n"))
+	if line, ok := nthLine(text, l); ok {
+		end = utf16Len(strings.TrimRight(string(line), "\r"))
 	}
 	return protocol.Range{Start: protocol.Position{Line: uint32(l - 1)}, End: protocol.Position{Line: uint32(l - 1), Character: end}}
+}
+
+// nthLine is line l (1-based) of text, without its newline.
+func nthLine(text []byte, l int) ([]byte, bool) {
+	for n := 1; len(text) > 0; n++ {
+		i := bytes.IndexByte(text, '\n')
+		line := text
+		if i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if n == l {
+			return line, true
+		}
+	}
+	return nil, false
 }
 
 func utf16Len(s string) uint32 {

@@ -4,7 +4,7 @@
 // function (hover), a summary above each function that has them (code
 // lens, with a command that opens the full records), who wrote each line
 // (on hover, and opt-in as inlay hints), and information-level
-// diagnostics (an unsaved edit inside a function whose constraint it may
+// diagnostics (an edit not committed yet inside a function whose constraint it may
 // break; a spec of the file that drifted).
 //
 // Like the other doors it is thin: every answer comes from the same

@@ -118,8 +118,8 @@ func TestHoverFollowsTheFunctionAndTheRepository(t *testing.T) {
 	if !strings.Contains(md, totalConstraint) || !strings.Contains(md, "written by human") {
 		t.Errorf("after inserting ten lines, hover on Total's body lacks its constraint or author:\n%s", md)
 	}
-	if md := s.mustHover(u, 5); !strings.Contains(md, "unsaved edit") {
-		t.Errorf("hover on an inserted line should say it is an unsaved edit:\n%s", md)
+	if md := s.mustHover(u, 5); !strings.Contains(md, "not committed yet") {
+		t.Errorf("hover on an inserted line should say it is not committed yet:\n%s", md)
 	}
 
 	// Flagging the record: the server sees the notes ref move and the
@@ -136,11 +136,16 @@ func TestHoverFollowsTheFunctionAndTheRepository(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	s.client.mu.Lock()
-	refreshed := s.client.refreshes
-	s.client.mu.Unlock()
-	if refreshed == 0 {
-		t.Errorf("the server did not ask the client to refresh its code lenses after the flag")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		s.client.mu.Lock()
+		refreshed := s.client.refreshes
+		s.client.mu.Unlock()
+		if refreshed > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not ask the client to refresh its code lenses after the flag")
+		}
 	}
 }
 

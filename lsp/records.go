@@ -37,15 +37,12 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 	}
 	var page, file string
 	err = s.withView(d, func(v *view) error {
-		res, err := why.Read(ctx, v.rs.repo, why.Query{Path: v.rel, Anchor: anchor})
+		regions, err := v.fullRecords(ctx, anchor)
 		if err != nil {
 			return err
 		}
-		if len(res.Resolved.Anchors) == 0 {
-			res.Regions = nil
-		}
-		page = recordsPage(v.rel, anchor, res.Regions, s.webLink(v.rs, v.rel, v.lines.fileLine(line)))
-		file, err = writePage(v.rs.repo, v.rel, anchor, page)
+		page = recordsPage(v.d.rel, anchor, regions, s.webLink(v.rs, v.d.rel, line))
+		file, err = writePage(v.rs.repo, v.d.rel, anchor, page)
 		return err
 	})
 	if err != nil {
@@ -65,10 +62,40 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 	return jsonValue(page), nil
 }
 
+// fullRecords are every record in force for an anchor of the buffer (no
+// budget), or with anchor "", those about the whole file.
+func (v *view) fullRecords(ctx context.Context, anchor string) ([]why.RegionView, error) {
+	if anchor == "" {
+		res, err := v.wholeFile(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var out []why.RegionView
+		for _, r := range res.Regions {
+			if r.Scope == "file" || r.Scope == "directory" {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	}
+	res, err := why.Read(ctx, v.rs.repo, why.Query{Path: v.d.rel, Anchor: anchor, Content: v.d.text})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Resolved.Anchors) == 0 {
+		return nil, nil // not in the buffer (any more): the read fell back to the whole file
+	}
+	return res.Regions, nil
+}
+
 // recordsPage is the full records of an anchor, as markdown.
 func recordsPage(rel, anchor string, regions []why.RegionView, web string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s — %s\n\n", inline(anchor), inline(rel))
+	title := anchor
+	if title == "" {
+		title = "the whole file"
+	}
+	fmt.Fprintf(&b, "# %s — %s\n\n", inline(title), inline(rel))
 	if len(regions) == 0 {
 		b.WriteString("No decisions are in force for it.\n")
 	}
@@ -142,6 +169,9 @@ func writePage(repo *gitops.Repo, rel, anchor, page string) (string, error) {
 		return "", fmt.Errorf("records page: %w", err)
 	}
 	name := safeName(rel + "." + anchor)
+	if anchor == "" {
+		name = safeName(rel)
+	}
 	if len(name) > 150 {
 		name = name[len(name)-150:]
 	}

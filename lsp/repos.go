@@ -15,10 +15,11 @@ import (
 type repoState struct {
 	root string
 
-	mu    sync.Mutex
-	repo  *gitops.Repo
-	gen   string                // what the answers below were computed for (refs, see generation)
-	files map[string]*fileCache // by path in the repository
+	mu   sync.Mutex
+	repo *gitops.Repo
+	// epoch counts the changes of the repository seen (a new generation,
+	// a save): documents' answers of an older epoch are dropped.
+	epoch int
 	specs *specCache
 }
 
@@ -32,8 +33,7 @@ func (s *server) repoFor(root string, repo *gitops.Repo) *repoState {
 		repo.Close()
 		return rs
 	}
-	rs := &repoState{root: root, repo: repo, files: map[string]*fileCache{}}
-	rs.gen = generation(repo)
+	rs := &repoState{root: root, repo: repo}
 	s.repos[root] = rs
 	go s.follow(rs)
 	return rs
@@ -75,7 +75,7 @@ func generation(repo *gitops.Repo) string {
 func (rs *repoState) invalidate() {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	rs.files = map[string]*fileCache{}
+	rs.epoch++
 	rs.specs = nil
 }
 
@@ -103,11 +103,7 @@ func (s *server) follow(rs *repoState) {
 			continue
 		}
 		last = gen
-		rs.mu.Lock()
-		rs.gen = gen
-		rs.files = map[string]*fileCache{}
-		rs.specs = nil
-		rs.mu.Unlock()
+		rs.invalidate()
 		s.log.Info("repository changed: refreshing", "root", rs.root)
 		s.refreshRepo(rs)
 	}
@@ -125,10 +121,10 @@ func (s *server) refreshRepo(rs *repoState) {
 		}
 	}
 	s.mu.Unlock()
+	s.refreshViews()
 	for _, d := range docs {
 		s.publishDiagnostics(d.uri)
 	}
-	s.refreshViews()
 }
 
 // refreshViews asks the client to pull code lenses and inlay hints again,
