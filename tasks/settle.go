@@ -14,6 +14,7 @@ import (
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // settleRun settles a finished run, once: its log is appended to the
@@ -75,7 +76,7 @@ func (s *Store) keepLog(ctx context.Context, id string) error {
 		return err
 	}
 	p := committedLog(id)
-	old, _ := s.root.ReadFile(p)
+	old, _ := safepath.ReadRegular(s.root, p, 0)
 	var out []byte
 	if len(old) > 0 {
 		out = append(append(out, old...), []byte("\n"+strings.Repeat("=", 72)+"\n")...)
