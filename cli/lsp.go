@@ -32,8 +32,7 @@ its model), the commit and its age, and the specs that govern the file;
 a code lens above each function with decisions ("2 constraints · 1 risk ·
 40% ai claude/opus") that opens its full records; information-level
 diagnostics for an edit not committed yet inside a function with
-constraints, and
-for a spec of the file that drifted; and, when turned on
+constraints, and for a spec of the file that drifted; and, when turned on
 ({"agentLines": "inlay"} in the editor's gloss settings), an inlay hint at
 each run of lines an agent wrote.
 

@@ -85,7 +85,7 @@ func agentRuns(b *gitops.Blame, attrs *attribution.LineAttribution) []agentRun {
 }
 
 // publishDiagnostics sends the document's information-level diagnostics:
-// each unsaved edit inside a function whose recorded constraints it may
+// each uncommitted edit inside a function whose recorded constraints it may
 // break, told those constraints; and each spec of the file that drifted.
 func (s *server) publishDiagnostics(u uri.URI) {
 	s.mu.Lock()

@@ -4,15 +4,15 @@
 // function (hover), a summary above each function that has them (code
 // lens, with a command that opens the full records), who wrote each line
 // (on hover, and opt-in as inlay hints), and information-level
-// diagnostics (an edit not committed yet inside a function whose constraint it may
-// break; a spec of the file that drifted).
+// diagnostics (an edit not committed yet inside a function whose
+// constraint it may break; a spec of the file that drifted).
 //
 // Like the other doors it is thin: every answer comes from the same
-// library calls as the CLI (why.Read for the records in force,
-// attribution.Blame for who wrote a line, reconcile for specs), on the
-// editor's unsaved buffer. It follows the repository while it runs: a
-// commit, a sync, a flag or a branch switch changes a ref, and the server
-// refreshes what the editor shows.
+// library calls as the CLI (why.Read for the records in force, the
+// buffer's blame and line attribution for who wrote a line, reconcile for
+// specs), on the editor's unsaved buffer. It follows the repository while
+// it runs: a commit, a sync, a flag or a branch switch changes a ref, and
+// the server refreshes what the editor shows.
 //
 // The protocol is go.lsp.dev/protocol (LSP 3.18 types generated from the
 // specification's meta-model) over go.lsp.dev/jsonrpc2; conn.go says what
