@@ -242,9 +242,16 @@ func editRegions(repo *gitops.Repo, p *Payload) []region {
 		return nil
 	}
 	defer tree.Close()
-	var out []region
+	var out, moved []region
 	for _, op := range p.Files {
-		rel, ok := RelPath(repo.Root(), p.Cwd, op.Path)
+		if op.From != "" {
+			// A move: the records are at the old path, the specs that will
+			// govern the file at the new one.
+			if to, ok := RelPath(repo.Root(), p.Cwd, op.Path); ok {
+				moved = append(moved, region{file: to})
+			}
+		}
+		rel, ok := RelPath(repo.Root(), p.Cwd, op.Before())
 		if !ok {
 			continue
 		}
@@ -268,7 +275,7 @@ func editRegions(repo *gitops.Repo, p *Payload) []region {
 			out = append(out, region{file: rel, lines: &r})
 		}
 	}
-	return out
+	return append(out, moved...)
 }
 
 // maxFileBytes bounds the files a hook reads.

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -125,6 +124,9 @@ func Hook(ctx context.Context, req Request) (out []byte) {
 	if res.text == "" {
 		return nil
 	}
+	if p.Mute {
+		return nil
+	}
 	return Format(p.Agent, p.Event, kind, res.text)
 }
 
@@ -193,7 +195,7 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 			if p.Model != "" {
 				ss.Model = p.Model
 			}
-			if p.Agent != Cursor { // Cursor's beforeSubmitPrompt cannot add context
+			if !p.Mute { // an answer the agent ignores is not worth a search
 				var used []string
 				text, used = promptNotes(ctx, repo, p.Prompt, s, ss.Delivered)
 				for _, k := range used {
@@ -228,8 +230,8 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 		if model == "" && ss != nil {
 			model = ss.Model
 		}
-		if model == "" && p.Agent == Claude {
-			model = ModelFromTranscript(p.Transcript)
+		if a, ok := registry[p.Agent].(transcriptModel); ok && model == "" {
+			model = a.TranscriptModel(p.Transcript)
 		}
 		if err := capture(repo, p, model); err != nil {
 			return "", err
@@ -247,30 +249,10 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 	return "", nil
 }
 
-// Format wraps context in the agent's documented output for the event.
-func Format(agentName, event string, kind Kind, text string) []byte {
-	var v any
-	switch agentName {
-	case Claude, Codex, Gemini:
-		// Claude Code (https://code.claude.com/docs/en/hooks), Codex
-		// (https://developers.openai.com/codex/hooks, Claude's shape) and
-		// Gemini CLI (https://geminicli.com/docs/hooks/reference) read
-		// hookSpecificOutput.additionalContext.
-		v = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}
-	case Cursor:
-		if kind != KindSessionStart {
-			return nil
-		}
-		// Cursor's sessionStart answer (https://cursor.com/docs/agent/hooks).
-		v = map[string]any{"additional_context": text}
-	default:
-		return nil
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	return append(out, '\n')
+// transcriptModel is an agent whose payloads never name the model, but
+// whose session transcript does.
+type transcriptModel interface {
+	TranscriptModel(path string) string
 }
 
 // maxLogSize bounds agent.log; past it the log starts over (the previous

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 )
 
@@ -131,6 +133,8 @@ func afterRanges(content string, op FileOp) []LineRange {
 		if n := len(splitLines(content)); n > 0 {
 			rs = append(rs, LineRange{Start: 1, End: n})
 		}
+	case op.Cell != nil:
+		rs = locateCell(content, *op.Cell)
 	case len(op.Hunks) > 0:
 		lines := splitLines(content)
 		for _, h := range op.Hunks {
@@ -150,4 +154,49 @@ func afterRanges(content string, op FileOp) []LineRange {
 		}
 	}
 	return mergeLineRanges(rs)
+}
+
+// locateCell finds a notebook cell's source in the .ipynb text: nbformat
+// keeps it as a list of JSON strings, one line each ("x = 1\n",), or as
+// one string. The list form is found line for line, compared without the
+// indentation and the trailing comma; the one-string form is the line
+// that holds it.
+func locateCell(content, source string) []LineRange {
+	if source == "" {
+		return nil
+	}
+	var block []string
+	for rest := source; rest != ""; {
+		line, after, found := strings.Cut(rest, "\n")
+		if found {
+			line += "\n"
+		}
+		block = append(block, jsonString(line))
+		rest = after
+	}
+	lines := splitLines(content)
+	trimmed := make([]string, len(lines))
+	for i, l := range lines {
+		trimmed[i] = strings.TrimSuffix(strings.TrimSpace(l), ",")
+	}
+	if i := locateLines(trimmed, block); i >= 0 {
+		return []LineRange{{Start: i + 1, End: i + len(block)}}
+	}
+	whole := jsonString(source)
+	for i, l := range lines {
+		if strings.Contains(l, whole) {
+			return []LineRange{{Start: i + 1, End: i + 1}}
+		}
+	}
+	return nil
+}
+
+// jsonString encodes s as JavaScript's JSON.stringify does (no HTML
+// escapes), which is how notebook editors write it.
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }

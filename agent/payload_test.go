@@ -1,16 +1,22 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
 func TestParsePatchFindsFilesAndHunks(t *testing.T) {
+	// The envelope's grammar: openai/codex codex-rs/apply-patch/apply_patch_tool_instructions.md.
 	ops := ParsePatch("*** Begin Patch\n*** Add File: new.go\n+package x\n*** Update File: a.go\n*** Move to: b.go\n@@ func F() {\n-\told()\n+\tnew1()\n+\tnew2()\n }\n*** Delete File: c.go\n*** End Patch\n")
-	if len(ops) != 2 || ops[0].Path != "new.go" || ops[1].Path != "b.go" {
+	if len(ops) != 3 || ops[0].Path != "new.go" || ops[1].Path != "b.go" || ops[1].From != "a.go" || ops[1].Before() != "a.go" {
 		t.Fatalf("ops = %+v", ops)
+	}
+	if ops[2].Path != "c.go" || !ops[2].Delete || ops[2].Before() != "c.go" || len(ops[2].Hunks) != 0 {
+		t.Errorf("the deleted file = %+v", ops[2])
 	}
 	h := ops[1].Hunks[0]
 	if !reflect.DeepEqual(h.Old, []string{"\told()", "}"}) || !reflect.DeepEqual(h.New, []string{"\tnew1()", "\tnew2()", "}"}) || !reflect.DeepEqual(h.Added, []bool{true, true, false}) {
@@ -63,6 +69,62 @@ func TestPromptBeforePicksThePromptAnEditAnswered(t *testing.T) {
 	for at, want := range map[string]string{"2026-01-01T10:30:00Z": "first", "2026-01-01T11:00:00Z": "second", "2026-01-01T12:00:00Z": "second", "2026-01-01T09:00:00Z": "second"} {
 		if got := s.PromptBefore(at); got != want {
 			t.Errorf("PromptBefore(%s) = %q, want %q", at, got, want)
+		}
+	}
+}
+
+// toolInputs are a documented tool_input of every tool an installed
+// matcher names, per agent: Claude Code's from
+// https://docs.claude.com/en/docs/claude-code/sdk/sdk-typescript (Edit,
+// MultiEdit, Write, NotebookEdit), Codex's from
+// https://developers.openai.com/codex/hooks (apply_patch's command; Edit
+// and Write as Claude Code's), Gemini CLI's from
+// https://geminicli.com/docs/tools/file-system (read_file, write_file,
+// replace).
+var toolInputs = map[string]map[string]string{
+	Claude: {
+		"Edit":         `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`,
+		"MultiEdit":    `{"file_path": "a.go", "edits": [{"old_string": "x", "new_string": "y"}]}`,
+		"Write":        `{"file_path": "a.go", "content": "y\n"}`,
+		"NotebookEdit": `{"notebook_path": "a.ipynb", "cell_id": "c1", "new_source": "y = 1", "edit_mode": "replace"}`,
+	},
+	Codex: {
+		"apply_patch": `{"command": "*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** End Patch\n"}`,
+		"Edit":        `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`,
+		"Write":       `{"file_path": "a.go", "content": "y\n"}`,
+	},
+	Gemini: {
+		"read_file":  `{"file_path": "a.go"}`,
+		"write_file": `{"file_path": "a.go", "content": "y\n"}`,
+		"replace":    `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`,
+	},
+}
+
+// Every tool an installed matcher lists is one gloss answers or captures:
+// a tool in the matcher the parser did not know would run the hook for
+// nothing and leave the agent's lines to the person (NotebookEdit did).
+func TestEveryMatchedToolIsParsed(t *testing.T) {
+	for _, name := range Names() {
+		a, _ := Lookup(name)
+		for _, ev := range a.Hooks().Events {
+			if ev.Matcher == "" {
+				continue
+			}
+			for _, tool := range strings.Split(ev.Matcher, "|") {
+				in, ok := toolInputs[name][tool]
+				if !ok {
+					t.Errorf("%s %s: no documented tool_input for %s in this test", name, ev.Event, tool)
+					continue
+				}
+				data := fmt.Sprintf(`{"session_id": "s", "cwd": "/r", "hook_event_name": %q, "tool_name": %q, "tool_input": %s}`, ev.Event, tool, in)
+				p, err := Parse(name, ev.Event, []byte(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Kind == KindIgnored || len(p.Files) != 1 || !strings.HasPrefix(p.Files[0].Path, "a.") {
+					t.Errorf("%s %s %s: kind %s, files %+v", name, ev.Event, tool, p.Kind, p.Files)
+				}
+			}
 		}
 	}
 }

@@ -393,3 +393,24 @@ func TestInteractiveRebaseSquashKeepsAttribution(t *testing.T) {
 	expect(t, "r.go after squash and reorder", who(blame(t, fx, "app/r.go")), wantR...)
 	expect(t, "s.go after squash and reorder", who(blame(t, fx, "lib/s.go")), wantS...)
 }
+
+// Stats reads the names git quotes (a quote, a tab, non-ASCII) and the
+// ones its diff ends with a tab (a space) like any other: each inserted
+// line is counted as who wrote it, none as unknown.
+func TestStatsOfUnusualNames(t *testing.T) {
+	t.Parallel()
+	fx := newRepo(t)
+	base := fx.Git("rev-parse", "HEAD")
+	names := []string{"a b.go", "q\"t\tx.go", "dir/ü.go"}
+	for _, n := range names {
+		fx.Write(n, "one\ntwo\n")
+	}
+	fx.Git("add", "-A")
+	agent := *fx
+	agent.Env = append(append([]string{}, fx.Env...), "GLOSS_AGENT=claude", "GLOSS_MODEL=opus")
+	agent.Git("commit", "-q", "-m", "names")
+	res := stats(t, fx, base+"..HEAD")
+	if want := (attribution.Totals{AI: 6}); res.Totals != want || res.Insertions != 6 {
+		t.Errorf("stats of %q: insertions %d, totals %+v, want 6 lines, all ai", names, res.Insertions, res.Totals)
+	}
+}

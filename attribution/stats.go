@@ -1,8 +1,6 @@
 package attribution
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"path"
 	"sort"
@@ -124,11 +122,16 @@ func Stats(ctx context.Context, repo *gitops.Repo, q StatsQuery) (*StatsResult, 
 	if err != nil {
 		return nil, err
 	}
-	patch, err := repo.Git(ctx, append([]string{"-c", "core.quotePath=false", "diff", "-U0", "--no-ext-diff", "--no-color", base, to}, pathArgs...)...)
+	patch, err := repo.Diff(ctx, append([]string{base, to}, pathArgs...)...)
 	if err != nil {
 		return nil, err
 	}
-	added := addedLines(patch)
+	added := map[string][]int{} // the new-side numbers of each file's + lines
+	for _, f := range patch {
+		if f.NewPath != "" {
+			added[f.NewPath] = f.Added()
+		}
+	}
 	dirs := map[string]*DirLines{}
 	authors := map[string]*AuthorLines{}
 	agents := map[[2]string]int{}
@@ -253,44 +256,4 @@ func parseNumstat(out []byte) []numstatEntry {
 		es = append(es, e)
 	}
 	return es
-}
-
-// addedLines reads the new-side line numbers of each file's + lines from a
-// -U0 patch.
-func addedLines(patch []byte) map[string][]int {
-	out := map[string][]int{}
-	file := ""
-	sc := bufio.NewScanner(bytes.NewReader(patch))
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "+++ "):
-			file = strings.TrimPrefix(strings.TrimPrefix(line, "+++ "), "b/")
-			if strings.HasPrefix(line, "+++ /dev/null") {
-				file = ""
-			}
-		case strings.HasPrefix(line, "@@ ") && file != "":
-			// @@ -a,b +c,d @@
-			f := strings.Fields(line)
-			if len(f) < 3 {
-				continue
-			}
-			start, count := hunkSide(strings.TrimPrefix(f[2], "+"))
-			for l := start; l < start+count; l++ {
-				out[file] = append(out[file], l)
-			}
-		}
-	}
-	return out
-}
-
-func hunkSide(s string) (start, count int) {
-	a, b, found := strings.Cut(s, ",")
-	start, _ = strconv.Atoi(a)
-	count = 1
-	if found {
-		count, _ = strconv.Atoi(b)
-	}
-	return start, count
 }

@@ -272,28 +272,28 @@ func (r *Repo) UpdateBlameCache(ctx context.Context, commit string) error {
 		return err
 	}
 	for _, f := range files {
-		if f.newPath == "" || f.binary {
+		if f.NewPath == "" || f.Binary {
 			continue
 		}
 		var e *blameEntry
-		if f.oldPath == "" {
-			data, err := r.ReadFile(c.ID, f.newPath)
+		if f.OldPath == "" {
+			data, err := r.ReadFile(c.ID, f.NewPath)
 			if err != nil {
 				return err
 			}
-			e = newFileEntry(c.ID, f.newPath, CountLines(data), meta)
+			e = newFileEntry(c.ID, f.NewPath, CountLines(data), meta)
 		} else {
-			key, err := r.blamePosition(parent, f.oldPath)
+			key, err := r.blamePosition(parent, f.OldPath)
 			if err != nil {
 				continue
 			}
-			prev := r.loadBlame(key, f.oldPath)
+			prev := r.loadBlame(key, f.OldPath)
 			if prev == nil {
 				continue
 			}
-			e = prev.pass(f.hunks, c.ID, f.newPath, meta)
+			e = prev.pass(f.Ranges(), c.ID, f.NewPath, meta)
 		}
-		r.storeBlame(c.ID, f.newPath, e)
+		r.storeBlame(c.ID, f.NewPath, e)
 	}
 	return nil
 }

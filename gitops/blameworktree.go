@@ -71,11 +71,11 @@ func (r *Repo) worktreeFrom(ctx context.Context, head, path string, base *blameE
 	}
 	e := base
 	for _, f := range files {
-		if f.binary {
+		if f.Binary {
 			return r.Blame(ctx, "", path, start, end)
 		}
-		if f.newPath == path {
-			e = base.pass(f.hunks, Uncommitted, path, BlameCommit{
+		if f.NewPath == path {
+			e = base.pass(f.Ranges(), Uncommitted, path, BlameCommit{
 				Author: "Not Committed Yet", AuthorTime: time.Now().UTC(),
 				Summary: "Version of " + path + " from " + path,
 			})

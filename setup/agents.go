@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/schemas"
@@ -23,8 +24,10 @@ import (
 // leaves every other byte alone, recorded in the install manifest so that
 // uninstall takes out exactly what install put in.
 
-// Agents gloss installs hooks for, in the order it reports them.
-var Agents = []string{"claude", "gemini", "codex", "cursor"}
+// Agents gloss installs hooks for, in the order it reports them: every
+// agent the agent package answers (one payload file each, which also says
+// how its hooks file is laid out).
+var Agents = agent.Names()
 
 // HookCommand is the command an agent's configuration runs for event.
 func HookCommand(agent, event string) string {
@@ -47,10 +50,7 @@ func isGlossCommand(cmd string) bool {
 
 // agentHook is one event gloss listens to, with the tool matcher where the
 // event takes one.
-type agentHook struct {
-	Event   string
-	Matcher string
-}
+type agentHook = agent.HookEvent
 
 // agentSpec is what gloss writes for one agent.
 type agentSpec struct {
@@ -72,69 +72,17 @@ type agentSpec struct {
 	dir string
 }
 
-// claudeEditTools are Claude Code's file-writing tools (MultiEdit is gone
-// from recent versions; matching it costs nothing on those).
-const claudeEditTools = "Edit|MultiEdit|Write|NotebookEdit"
-
-var agentSpecs = map[string]agentSpec{
-	// https://code.claude.com/docs/en/hooks
-	"claude": {
-		name: "claude", display: "Claude Code", dir: ".claude",
-		project: ".claude/settings.json", global: ".claude/settings.json",
-		hooks: []agentHook{
-			{Event: "SessionStart"},
-			{Event: "UserPromptSubmit"},
-			{Event: "PreToolUse", Matcher: claudeEditTools},
-			{Event: "PostToolUse", Matcher: claudeEditTools},
-		},
-		handler: func(string) map[string]any { return map[string]any{"type": "command", "timeout": 10} }, // seconds
-	},
-	// https://geminicli.com/docs/hooks/reference: context reaches the
-	// model from SessionStart, BeforeAgent and AfterTool only, so gloss
-	// answers after read_file (the agent reads before it replaces) and
-	// after each write; BeforeModel tells gloss the model, which no other
-	// payload names.
-	"gemini": {
-		name: "gemini", display: "Gemini CLI", dir: ".gemini",
-		project: ".gemini/settings.json", global: ".gemini/settings.json",
-		hooks: []agentHook{
-			{Event: "SessionStart"},
-			{Event: "BeforeAgent"},
-			{Event: "BeforeModel"},
-			{Event: "AfterTool", Matcher: "read_file|write_file|replace"},
-		},
-		handler: func(event string) map[string]any {
-			return map[string]any{"type": "command", "name": "gloss-" + event, "timeout": 10000} // milliseconds
-		},
-		note: "Gemini CLI runs a project's hooks only in a trusted folder, and warns once about new project hooks",
-	},
-	// https://developers.openai.com/codex/hooks: file edits are the
-	// apply_patch tool (the raw patch is tool_input.command).
-	"codex": {
-		name: "codex", display: "Codex CLI", dir: ".codex",
-		project: ".codex/hooks.json", global: ".codex/hooks.json",
-		hooks: []agentHook{
-			{Event: "SessionStart"},
-			{Event: "UserPromptSubmit"},
-			{Event: "PreToolUse", Matcher: "apply_patch|Edit|Write"},
-			{Event: "PostToolUse", Matcher: "apply_patch|Edit|Write"},
-		},
-		handler: func(string) map[string]any { return map[string]any{"type": "command", "timeout": 10} }, // seconds
-		note:    "Codex runs new or changed hooks only after you review and trust them: open /hooks in Codex (and trust the project, for .codex/hooks.json)",
-	},
-	// https://cursor.com/docs/agent/hooks
-	"cursor": {
-		name: "cursor", display: "Cursor", dir: ".cursor", cursor: true,
-		project: ".cursor/hooks.json", global: ".cursor/hooks.json",
-		hooks: []agentHook{
-			{Event: "sessionStart"},
-			{Event: "beforeSubmitPrompt"},
-			{Event: "afterFileEdit"},
-		},
-		handler: func(string) map[string]any { return map[string]any{"timeout": 10} }, // seconds
-		note:    "Cursor reads hooks.json when it starts: restart Cursor (Settings → Hooks lists them)",
-	},
-}
+// agentSpecs is every agent's hooks file, as its payload file describes it.
+var agentSpecs = func() map[string]agentSpec {
+	out := map[string]agentSpec{}
+	for _, name := range agent.Names() {
+		a, _ := agent.Lookup(name)
+		h := a.Hooks()
+		out[name] = agentSpec{name: name, display: h.Display, project: h.Project, global: h.Global,
+			cursor: h.Layout == agent.LayoutFlat, hooks: h.Events, handler: h.Handler, note: h.Note, dir: h.Dir}
+	}
+	return out
+}()
 
 // AgentChange reports what installing or removing one agent's hooks did
 // to its configuration file. The manifest keeps the same record, with

@@ -329,3 +329,97 @@ func resolve(p string) string {
 	}
 	return p
 }
+
+// notebook is a small Jupyter notebook (nbformat 4.5, cells with ids) as
+// Jupyter writes it.
+const notebook = `{
+ "cells": [
+  {
+   "cell_type": "code",
+   "execution_count": null,
+   "id": "c1",
+   "metadata": {},
+   "outputs": [],
+   "source": [
+    "x = 1\n",
+    "print(x)"
+   ]
+  }
+ ],
+ "metadata": {},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+`
+
+// Claude Code's NotebookEdit is in the matcher gloss installs: the real
+// CLI's edit of a cell is captured as the agent's lines, and the commit
+// records them as the agent's.
+func TestClaudeCodeNotebookEditIsCaptured(t *testing.T) {
+	t.Parallel()
+	claude := agentBinary(t, "claude")
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("first", map[string]string{"analysis.ipynb": notebook})
+	fx.MustGloss("init", "--no-mcp", "--agents=claude")
+	env, dump := agentEnv(t, fx)
+	nb := fx.Path("analysis.ipynb")
+	baseURL, _ := fakeAPI(t, "fake-anthropic.mjs", map[string]any{
+		"steps": []map[string]any{
+			{"name": "Read", "input": map[string]any{"file_path": nb}},
+			{"name": "NotebookEdit", "input": map[string]any{"notebook_path": nb, "cell_id": "c1", "new_source": "x = 2\nprint(x * 21)", "edit_mode": "replace"}},
+		},
+		"final": "Done.",
+	})
+	runAgentCLI(t, "claude -p", fx.Dir, append(env,
+		"ANTHROPIC_BASE_URL="+baseURL, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+	), claude, "-p", "Make the notebook print 42", "--output-format", "json", "--permission-mode", "acceptEdits")
+	if got := fx.Read("analysis.ipynb"); !strings.Contains(got, "x * 21") {
+		t.Fatalf("the agent's NotebookEdit did not land:\n%s", got)
+	}
+	var post *exchange
+	ex := exchanges(t, dump)
+	for i, e := range ex {
+		if e.event == "PostToolUse" && e.payload["tool_name"] == "NotebookEdit" {
+			post = &ex[i]
+		}
+	}
+	if post == nil {
+		t.Fatalf("no PostToolUse for NotebookEdit")
+	}
+	// With -v, the payload as the CLI sent it (agent/testdata/claude/notebook).
+	raw, _ := json.Marshal(post.payload)
+	t.Logf("PostToolUse NotebookEdit payload: %s", raw)
+	checkPending(t, fx, "claude", post.payload["session_id"].(string), "analysis.ipynb")
+	fx.Git("add", "-A")
+	fx.Git("commit", "-q", "-m", "the notebook prints 42")
+	blame := fx.MustGloss("blame", "analysis.ipynb", "--json")
+	for _, want := range []string{"x = 2", "print(x * 21)"} {
+		if !agentLine(blame, want) {
+			t.Errorf("the notebook line %q is not the agent's in blame:\n%s", want, blame)
+		}
+	}
+}
+
+// agentLine reports whether blame --json gives the line holding text to an
+// AI contributor.
+func agentLine(blameJSON, text string) bool {
+	var b struct {
+		Lines []struct {
+			Text        string `json:"text"`
+			Contributor struct {
+				Type string `json:"type"`
+			} `json:"contributor"`
+		} `json:"lines"`
+	}
+	if json.Unmarshal([]byte(blameJSON), &b) != nil {
+		return false
+	}
+	for _, l := range b.Lines {
+		if strings.Contains(l.Text, text) {
+			return l.Contributor.Type == "ai"
+		}
+	}
+	return false
+}
