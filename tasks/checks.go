@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/fault"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // Checks decide whether a run lands. The team names them in its committed
@@ -175,7 +176,7 @@ var errCheckTimeout = errors.New("timed out")
 func runCheck(ctx context.Context, run *Run, command string, timeout time.Duration, out io.Writer) (int, error) {
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Dir = run.Worktree
-	cmd.Env = append(os.Environ(), "GLOSS_TASK_ID="+run.TaskID, "GLOSS_WORKTREE="+run.Worktree, "GLOSS_BRANCH="+run.Branch)
+	cmd.Env = append(os.Environ(), runenv.TaskID+"="+run.TaskID, runenv.Worktree+"="+run.Worktree, runenv.Branch+"="+run.Branch)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
