@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -282,9 +283,13 @@ func editRegions(repo *gitops.Repo, p *Payload) []region {
 const maxFileBytes = 16 << 20
 
 // preEdit is the before-an-edit delivery: for each region the agent is
-// about to change, what the team recorded (constraints, risks, rejected
-// alternatives, dependencies, intent) — the answer of `git gloss read`
-// for those lines — and the specs that govern the file.
+// about to change, what is in force there — the decisions bound to the
+// functions that hold the edited lines (and to the file and its
+// directories) wherever they were recorded, the records blame finds for
+// the lines, ranked decisions first (the one lookup `git gloss read`
+// answers with) — and the specs that govern the file. Each decision is
+// delivered once per session; when the budget cuts, the answer says how
+// many more are in force.
 func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, delivered map[string]bool) (string, []string) {
 	// Nothing recorded and no specs: nothing to say, and no blame to pay
 	// for (hooks installed for the user run in every repository).
@@ -296,21 +301,74 @@ func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, del
 	if len(regions) == 0 {
 		return "", nil
 	}
-	var items []item
-	files := map[string]bool{}
 	var order []string
+	files := map[string]bool{}
 	for _, rg := range regions {
-		if ctx.Err() != nil {
-			break
-		}
 		if !files[rg.file] {
 			files[rg.file] = true
 			order = append(order, rg.file)
 		}
-		if !withRecords {
-			continue
+	}
+	var views []placed
+	if withRecords {
+		views = inForce(ctx, repo, regions)
+	}
+	var items []item
+	decisions := map[string]bool{}
+	for _, pv := range views {
+		if t := regionText(pv.file, pv.view); t != "" {
+			items = append(items, item{key: "rec:" + pv.view.ID, text: t})
+			if pv.view.Decides() {
+				decisions["rec:"+pv.view.ID] = true
+			}
 		}
-		q := why.Query{Path: rg.file, MaxTokens: s.BudgetEdit}
+	}
+	if ctx.Err() == nil {
+		items = append(items, specItems(ctx, repo, order)...)
+	}
+	where := strings.Join(order, ", ")
+	header := "Before you edit " + where + " " + dataNote + ":"
+	footer := func(more int) string {
+		f := fmt.Sprintf("More: gloss_read {\"path\":%q} or `git gloss read %s`.", order[0], order[0])
+		if more > 0 {
+			f = fmt.Sprintf("%d more decision(s) in force here did not fit; ", more) + f
+		}
+		return f
+	}
+	// The footer's room is kept for the longest it can be; it is written
+	// once what fits is known.
+	reserve := footer(len(decisions))
+	text, used := budgeted(header, items, reserve, s.BudgetEdit, delivered)
+	if text == "" {
+		return "", nil
+	}
+	more := 0
+	for key := range decisions {
+		if !delivered[key] && !slices.Contains(used, key) {
+			more++
+		}
+	}
+	return strings.TrimSuffix(text, reserve) + footer(more), used
+}
+
+// placed is a record in force and the file (today's name) it was read
+// for.
+type placed struct {
+	file string
+	view why.RegionView
+}
+
+// inForce reads what is in force in each edited region, each record once,
+// ranked across the regions as a read ranks them: decisions first
+// (constraints and rejected alternatives, then risks), then by score.
+func inForce(ctx context.Context, repo *gitops.Repo, regions []region) []placed {
+	var out []placed
+	seen := map[string]bool{}
+	for _, rg := range regions {
+		if ctx.Err() != nil {
+			break
+		}
+		q := why.Query{Path: rg.file}
 		if rg.lines != nil && rg.lines.End > 0 {
 			q.Lines = &annotate.Lines{Start: rg.lines.Start, End: rg.lines.End}
 		}
@@ -319,26 +377,36 @@ func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, del
 			continue
 		}
 		for _, v := range res.Regions {
-			if t := regionText(v); t != "" {
-				items = append(items, item{key: "rec:" + v.ID, text: t})
+			if !seen[v.ID] {
+				seen[v.ID] = true
+				out = append(out, placed{file: rg.file, view: v})
 			}
 		}
 	}
-	if ctx.Err() == nil {
-		items = append(items, specItems(ctx, repo, order)...)
-	}
-	where := strings.Join(order, ", ")
-	footer := fmt.Sprintf("More: gloss_read {\"path\":%q} or `git gloss read %s`.", order[0], order[0])
-	return budgeted("Before you edit "+where+" "+dataNote+":", items, footer, s.BudgetEdit, delivered)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i].view, &out[j].view
+		if ra, rb := why.Rank(a), why.Rank(b); ra != rb {
+			return ra < rb
+		}
+		return a.Score > b.Score
+	})
+	return out
 }
 
-// regionText renders one record for the agent; "" when it says nothing
-// beyond its existence.
-func regionText(v why.RegionView) string {
+// regionText renders one record read for file (today's name) for the
+// agent; "" when it says nothing beyond its existence.
+func regionText(file string, v why.RegionView) string {
 	var b strings.Builder
-	// An anchor names the region; otherwise the lines it covers today.
-	name := v.File
+	// What the record is about, as the agent finds it today: the anchor
+	// (under its name today), the file or directory, or the lines.
+	name := file
 	switch {
+	case v.Renamed != "":
+		name += " " + v.Renamed
+	case v.Scope == annotate.ScopeDir:
+		name = v.File + "/ (the directory)"
+	case v.Scope == annotate.ScopeFile:
+		name += " (the whole file)"
 	case v.Anchor != nil:
 		name += " " + v.Anchor.Name
 	case v.Current != nil:
@@ -356,7 +424,7 @@ func regionText(v why.RegionView) string {
 		fmt.Fprintf(&b, ", by %s", who)
 	}
 	if v.Stale {
-		fmt.Fprintf(&b, ", changed by %d later commit(s)", v.LaterCommits)
+		fmt.Fprintf(&b, ", code changed by %d later commit(s) since", v.LaterCommits)
 	}
 	b.WriteString(")")
 	if v.Intent != "" {

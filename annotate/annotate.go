@@ -177,20 +177,15 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 	res := newResult()
 	res.Commit = commit.ID
 	var recs []any
-	existing, err := notes.Open(repo, notes.Annotations).Read([]string{commit.ID})
-	if err != nil {
-		return nil, err
-	}
-	known := map[string]bool{}
-	for _, r := range existing[commit.ID] {
-		known[r.ID] = true
-	}
 	for i := range ctxs {
 		if err := ctxs[i].Validate(); err != nil {
 			return nil, err
 		}
 	}
 	if err := checkFiles(repo, ctxs); err != nil {
+		return nil, err
+	}
+	if err := checkSupersedes(repo, ctxs); err != nil {
 		return nil, err
 	}
 	for _, c := range ctxs {
@@ -206,11 +201,6 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 			}
 			if err := checkAnchor(c, src); err != nil {
 				return nil, err
-			}
-		}
-		for _, id := range c.Supersedes {
-			if !known[id] {
-				return nil, fault.NotFoundf("no record %s on commit %s", id, gitops.ShortID(commit.ID))
 			}
 		}
 		author := Author{Kind: "agent"}
@@ -251,6 +241,34 @@ func AddToCommit(ctx context.Context, repo *gitops.Repo, rev string, ctxs []Cont
 	return res, nil
 }
 
+// checkSupersedes refuses a context that supersedes a record no note
+// holds: a mistyped id would retire nothing and say nothing. A record may
+// supersede one on any commit (a decision replaced by a later one).
+func checkSupersedes(repo *gitops.Repo, ctxs []Context) error {
+	want := map[string]bool{}
+	for _, c := range ctxs {
+		for _, id := range c.Supersedes {
+			want[id] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	all, _, err := notes.Open(repo, notes.Annotations).ReadAll()
+	if err != nil {
+		return err
+	}
+	for _, recs := range all {
+		for _, r := range recs {
+			delete(want, r.ID)
+		}
+	}
+	for id := range want {
+		return fault.NotFoundf("no annotation record %s to supersede", id)
+	}
+	return nil
+}
+
 // StageResult stages contexts for the next commit and reports how many are
 // waiting.
 func StageResult(repo *gitops.Repo, ctxs []Context) (*Result, error) {
@@ -260,6 +278,9 @@ func StageResult(repo *gitops.Repo, ctxs []Context) (*Result, error) {
 		}
 	}
 	if err := checkStagedAnchors(repo, ctxs); err != nil {
+		return nil, err
+	}
+	if err := checkSupersedes(repo, ctxs); err != nil {
 		return nil, err
 	}
 	n, err := Stage(repo, ctxs)

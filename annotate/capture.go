@@ -172,6 +172,7 @@ type commitView struct {
 	repo   *gitops.Repo
 	commit *gitops.Commit
 	files  []*changedFile
+	paths  []Region // records about whole files and directories
 }
 
 func newCommitView(repo *gitops.Repo, commit *gitops.Commit) (*commitView, error) {
@@ -207,8 +208,9 @@ func (v *commitView) file(path string) (*changedFile, error) {
 }
 
 // apply puts a context where it belongs: on the regions it names (creating
-// a region when the code it names did not change in this commit), or on
-// every region when it names no file.
+// a region when the code it names did not change in this commit), on a
+// record of its own when it names a whole file or directory, or on every
+// region when it names no file.
 func (v *commitView) apply(c Context) error {
 	if c.File == "" {
 		for _, f := range v.files {
@@ -218,6 +220,9 @@ func (v *commitView) apply(c Context) error {
 		}
 		return nil
 	}
+	if c.Anchor == "" && c.Lines == nil {
+		return v.applyToPath(c)
+	}
 	target, err := v.file(c.File)
 	if err != nil {
 		return err
@@ -226,6 +231,7 @@ func (v *commitView) apply(c Context) error {
 	for i := range target.regions {
 		if r := &target.regions[i]; matchesContext(r, c, target.anchors) {
 			c.merge(r)
+			r.Supersedes = append(r.Supersedes, c.Supersedes...)
 			matched = true
 		}
 	}
@@ -255,7 +261,36 @@ func (v *commitView) apply(c Context) error {
 		r.Lines = whole
 	}
 	c.merge(&r)
+	r.Supersedes = c.Supersedes
 	target.regions = append(target.regions, r)
+	return nil
+}
+
+// applyToPath records a context about a whole file or directory: a
+// decision in force for every line under it (Region.Scope), not merged
+// into the regions this commit happened to change.
+func (v *commitView) applyToPath(c Context) error {
+	r := newRegion(v.commit.ID, c.File)
+	r.Source, r.Author = SourceAgent, Author{Kind: "agent"}
+	if c.Author != nil {
+		r.Author = *c.Author
+		if r.Author.Kind != "agent" {
+			r.Source = SourceHook
+		}
+	}
+	if f, err := v.file(c.File); err == nil {
+		r.Scope = ScopeFile
+		r.Lines = Lines{1, max(gitops.CountLines(f.content), 1)}
+	} else if files, lerr := v.repo.ListFiles(v.commit.ID, c.File); lerr == nil && len(files) > 0 {
+		r.Scope = ScopeDir
+		r.File = strings.TrimSuffix(c.File, "/")
+		r.Lines = Lines{1, 1}
+	} else {
+		return err
+	}
+	c.merge(&r)
+	r.Supersedes = c.Supersedes
+	v.paths = append(v.paths, r)
 	return nil
 }
 
@@ -290,7 +325,7 @@ func (v *commitView) regions() []Region {
 	for _, f := range v.files {
 		out = append(out, f.regions...)
 	}
-	return out
+	return append(out, v.paths...)
 }
 
 func matchesContext(r *Region, c Context, anchors []treesitter.Anchor) bool {

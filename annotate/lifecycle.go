@@ -37,11 +37,15 @@ const (
 	StateSuperseded = "superseded"
 	StateFlagged    = "flagged"
 	StateExpired    = "expired"
+	// StateDeleted is a decision whose anchor is no longer in the code:
+	// the function it was about was deleted (readers decide it, from
+	// today's file; no record says so).
+	StateDeleted = "deleted"
 )
 
 // Status is the lifecycle state of one record.
 type Status struct {
-	State  string   `json:"state,omitempty" jsonschema:"superseded, flagged or expired; empty when live"`
+	State  string   `json:"state,omitempty" jsonschema:"superseded, flagged, expired or deleted (its anchor is no longer in the code); empty when live"`
 	Reason []string `json:"reason,omitempty" jsonschema:"why it was flagged"`
 	By     string   `json:"by,omitempty" jsonschema:"id of the record that supersedes it"`
 }

@@ -13,6 +13,7 @@ package annotate
 import (
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/schemas"
+	"github.com/gloss-dev/gloss/treesitter"
 )
 
 // Schema is the tag of every annotation record.
@@ -95,6 +96,46 @@ type Region struct {
 	DerivedFrom          []string     `json:"derived_from,omitempty" jsonschema:"commits this record was carried over from"`
 	Origin               *Origin      `json:"origin,omitempty" jsonschema:"for imported records: the tool, schema and entry kind they came from"`
 	Expires              string       `json:"expires,omitempty" jsonschema:"date (YYYY-MM-DD or RFC 3339) after which the record is no longer delivered"`
+	// Scope is set for a decision about a whole file or directory (File
+	// names it); empty, the record is about its anchor, or without one,
+	// its lines (ScopeOf).
+	Scope string `json:"scope,omitempty" jsonschema:"file or directory: the record is about everything in File; empty: about its anchor, or its lines"`
+}
+
+// What a record is a decision about (Region.ScopeOf).
+const (
+	ScopeAnchor = "anchor"    // the function, method or type, wherever it is today
+	ScopeFile   = "file"      // every line of the file
+	ScopeDir    = "directory" // every file under the directory
+	ScopeLines  = "lines"     // the lines it was recorded on, as blame finds them today
+)
+
+// ScopeOf says what the record is about: its Scope when set, its anchor
+// when it has one that tree-sitter can find again (in a language gloss
+// parses; an anchor a context named and the commit did not have yet
+// counts), else its lines.
+func (r *Region) ScopeOf() string {
+	switch {
+	case r.Scope == ScopeFile || r.Scope == ScopeDir:
+		return r.Scope
+	case r.Anchor != nil && r.Anchor.Name != "" && r.Anchor.Kind != "lines" && treesitter.Supported(r.File):
+		return ScopeAnchor
+	}
+	return ScopeLines
+}
+
+// Says reports whether the record states anything beyond the change
+// itself: an intent, reasoning, a decision (constraint, rejected
+// alternative, risk) or a dependency.
+func (r *Region) Says() bool {
+	return r.Intent != "" || r.Reasoning != "" || len(r.Constraints) > 0 || len(r.RejectedAlternatives) > 0 ||
+		len(r.Risks) > 0 || len(r.Deps) > 0
+}
+
+// Decides reports whether the record holds a decision: a constraint, a
+// rejected alternative or a risk, which stay in force until retired.
+func (r *Region) Decides() bool {
+	return len(r.Constraints) > 0 || len(r.RejectedAlternatives) > 0 || len(r.Risks) > 0
 }
 
 // Summary is the commit-level record.

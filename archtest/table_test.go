@@ -72,8 +72,9 @@ var table = map[string]row{
 	"notebook":    {rank: capability, imports: []string{"atomicfile", "config", "fault", "frontmatter", "gitops", "runenv", "safepath", "schemas"}},
 	"reconcile":   {rank: capability, imports: []string{"atomicfile", "buildinfo", "fault", "gitops", "notes", "runenv", "safepath", "schemas", "spec"}},
 	"spec":        {rank: capability, imports: []string{"config", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
+	"decisions":   {rank: capability, imports: []string{"annotate", "atomicfile", "gitops", "notes", "treesitter"}},
 	"tasks":       {rank: capability, imports: []string{"atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "lazyregexp", "runenv", "safepath", "schemas"}},
-	"why":         {rank: capability, imports: []string{"annotate", "attribution", "config", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
+	"why":         {rank: capability, imports: []string{"annotate", "attribution", "config", "decisions", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
 
 	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "lazyregexp", "notebook", "notes", "reconcile", "runenv", "safepath", "schemas", "tasks", "why"}},
 	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},

@@ -13,7 +13,8 @@ import (
 // AnnotateCmd is `git gloss annotate`.
 type AnnotateCmd struct {
 	Commit     string   `name:"commit" placeholder:"REV" help:"Write on this commit now instead of staging for the next commit."`
-	File       string   `name:"file" short:"f" placeholder:"PATH" help:"The file the context is about (omit for the whole commit)."`
+	File       string   `name:"file" short:"f" placeholder:"PATH" help:"The file the context is about (omit for the whole commit); without --anchor or --lines, a decision about the whole file."`
+	Path       string   `name:"path" placeholder:"DIR" help:"A directory (or file) the context is about: a decision in force for every file under it."`
 	Anchor     string   `name:"anchor" short:"a" placeholder:"NAME" help:"The function, method or type in that file."`
 	Lines      string   `name:"lines" short:"L" placeholder:"A:B" help:"Line range in that file, when there is no anchor."`
 	Intent     string   `name:"intent" short:"i" help:"Why the code is the way it is."`
@@ -23,7 +24,7 @@ type AnnotateCmd struct {
 	Dep        []string `name:"dep" sep:"none" placeholder:"PATH[#ANCHOR][|NATURE]" help:"Code this relies on (repeatable)."`
 	Risk       []string `name:"risk" sep:"none" help:"What could go wrong (repeatable)."`
 	Tag        []string `name:"tag" sep:"none" help:"A tag (repeatable)."`
-	Supersedes []string `name:"supersedes" sep:"none" placeholder:"ID" help:"With --commit: a record id this replaces (repeatable)."`
+	Supersedes []string `name:"supersedes" sep:"none" placeholder:"ID" help:"A record id this replaces, on any commit (repeatable): the old record is retired."`
 	AuthorKind string   `name:"author-kind" enum:"agent,human,tool," default:"" placeholder:"KIND" help:"Who is speaking: agent, human or tool (default human; agent with --model, or when the agent task work launched, Claude Code or Gemini CLI runs the command)."`
 	AuthorName string   `name:"author-name" help:"Name of the author."`
 	Model      string   `name:"model" help:"Model of an agent author."`
@@ -44,8 +45,18 @@ hook folds it into the new commit's annotation records:
       --constraint "must answer in under 10 ms" \
       --rejected "reuse /status | it queries the database"
 
+What a record covers is what it names: an anchor (a function, method or
+type) wherever that code is today, through later edits, moves and renames;
+a whole file (--file alone) or directory (--path); or, with --lines, those
+lines. A decision (constraint, rejected alternative, risk) stays in force
+until it is retired: superseded, flagged, corrected, expired, or its
+function deleted.
+
+  git gloss annotate --path server/api --constraint "handlers never block on the database"
+
 With --commit, records are written on an existing commit at once, and
---supersedes replaces earlier records (records are never edited in place):
+--supersedes replaces earlier records, on any commit (records are never
+edited in place):
 
   git gloss annotate --commit HEAD~2 --file lib.rs --anchor Client::connect \
       --intent "retry with backoff" --supersedes 01J...
@@ -102,9 +113,6 @@ func (c *AnnotateCmd) Run(g *Globals) error {
 	if c.Commit != "" {
 		res, err = annotate.AddToCommit(g.ctx, repo, c.Commit, ctxs)
 	} else {
-		if len(c.Supersedes) > 0 {
-			return fault.Usagef("--supersedes needs --commit: it replaces records already written on a commit")
-		}
 		res, err = annotate.StageResult(repo, ctxs)
 	}
 	if err != nil {
@@ -149,7 +157,16 @@ func (c *AnnotateCmd) contexts(g *Globals) ([]annotate.Context, error) {
 		}
 		return ctxs, nil
 	}
-	ctx := annotate.Context{File: c.File, Anchor: c.Anchor, Intent: c.Intent, Reasoning: c.Reasoning,
+	file := c.File
+	switch {
+	case c.Path != "" && c.File != "":
+		return nil, fault.Usagef("give --file or --path, not both")
+	case c.Path != "" && (c.Anchor != "" || c.Lines != ""):
+		return nil, fault.Usagef("--path names a whole directory or file: use --file with --anchor or --lines")
+	case c.Path != "":
+		file = c.Path
+	}
+	ctx := annotate.Context{File: file, Anchor: c.Anchor, Intent: c.Intent, Reasoning: c.Reasoning,
 		Constraints: c.Constraint, Risks: c.Risk, Tags: c.Tag, Supersedes: c.Supersedes, Author: &author, Expires: c.Expires}
 	lines, err := linesFlag(c.Lines)
 	if err != nil {

@@ -160,3 +160,40 @@ func (r *Repo) LogFollow(ctx context.Context, rev, path string, limit int) ([]st
 	})
 	return ids, err
 }
+
+// FileVersion is one commit of a file's history and the file's name in
+// it (and before it, for a rename).
+type FileVersion struct {
+	Commit  string
+	Path    string
+	OldPath string // the name in the parent, when the commit renamed the file
+}
+
+// LogFollowPaths lists the commits of rng (a revision, or "A..B") that
+// changed path, following renames (git log --follow), newest first, each
+// with the file's name there.
+func (r *Repo) LogFollowPaths(ctx context.Context, rng, path string) ([]FileVersion, error) {
+	args := []string{"-c", "log.showSignature=false", "--literal-pathspecs", "log", "--no-color", "--follow",
+		"--name-status", "--format=%x01%H", "-z", rng, "--", path}
+	out, err := r.Git(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var log []FileVersion
+	for _, chunk := range strings.Split(string(out), "\x01") {
+		f := strings.Split(strings.TrimLeft(chunk, "\n"), "\x00")
+		if len(f) < 3 || !isHex(f[0]) {
+			continue
+		}
+		v := FileVersion{Commit: f[0]}
+		status := strings.TrimSpace(f[1])
+		switch {
+		case (strings.HasPrefix(status, "R") || strings.HasPrefix(status, "C")) && len(f) >= 4:
+			v.OldPath, v.Path = f[2], f[3]
+		default:
+			v.Path = f[2]
+		}
+		log = append(log, v)
+	}
+	return log, nil
+}

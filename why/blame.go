@@ -65,17 +65,16 @@ func Source(repo *gitops.Repo, p, rev string) (rel string, content []byte, err e
 // lines, each with the regions of a whole-file read that cover it, and the
 // file's outline.
 func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, error) {
-	read, f, b, err := read(ctx, repo, Query{Path: q.Path, Rev: q.Rev})
+	rd, err := read(ctx, repo, Query{Path: q.Path, Rev: q.Rev})
 	if err != nil {
 		return nil, err
 	}
+	read, f, b := rd.res, rd.f, rd.blame
 	q.Path = read.Query.Path
 	res := &BlameResult{Schema: "gloss-annotated-blame/v1", Query: q, Rev: read.Resolved.Rev, Hunks: []Hunk{},
 		Regions: read.Regions, Outline: []treesitter.Anchor{}, Notes: read.Notes, Skipped: read.Skipped}
 	res.Lines, res.Source = f.lines, f.content
-	if a := treesitter.OutlineCached(repo, f.rel, f.content); a != nil {
-		res.Outline = a
-	}
+	res.Outline = f.outline(repo)
 	if f.lines == 0 || b == nil {
 		return res, nil
 	}

@@ -171,9 +171,12 @@ func TestTrimToTokenBudget(t *testing.T) {
 	if tight.Stats.RegionsDropped == 0 || tight.Regions[0].Score < tight.Regions[len(tight.Regions)-1].Score {
 		t.Errorf("dropping order wrong: %+v", tight.Stats)
 	}
+	// Decisions first (constraints and rejected alternatives, then risks),
+	// then by score.
 	for i := 1; i < len(full.Regions); i++ {
-		if full.Regions[i].Score > full.Regions[i-1].Score {
-			t.Errorf("regions not sorted by score: %v", full.Regions)
+		a, b := &full.Regions[i-1], &full.Regions[i]
+		if why.Rank(b) < why.Rank(a) || why.Rank(b) == why.Rank(a) && b.Score > a.Score {
+			t.Errorf("regions not ranked: %v", full.Regions)
 		}
 	}
 }
