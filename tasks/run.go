@@ -19,6 +19,7 @@ import (
 	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/runenv"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // Agent runs. `task_work_start` starts a supervisor process (git-gloss
@@ -545,7 +546,7 @@ func (s *Store) Log(id string, lines, offset int, since string) (*LogResult, err
 		data, live = b, s.alive(t.ID)
 	} else if b, ok := s.readRunFile(t, committedLog(t.ID)); ok {
 		data = b // a run that has not landed keeps its log on its branch
-	} else if b, err := s.root.ReadFile(committedLog(t.ID)); err == nil {
+	} else if b, err := safepath.ReadRegular(s.root, committedLog(t.ID), 0); err == nil {
 		data = b
 	} else {
 		return nil, fault.NotFoundf("No log file found for task '%s'. Logs are created when a task is worked on with task_work_start.", t.ID)

@@ -14,6 +14,7 @@ import (
 	"github.com/gloss-dev/gloss/config"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // settleRun settles a finished run, once. When the agent exited 0 with
@@ -105,7 +106,7 @@ func (s *Store) keepLog(ctx context.Context, id string, t *Task) error {
 	if onRun {
 		old, _ = s.readRunFile(t, p)
 	} else {
-		old, _ = s.root.ReadFile(p)
+		old, _ = safepath.ReadRegular(s.root, p, 0)
 	}
 	var out []byte
 	if len(old) > 0 {

@@ -248,7 +248,12 @@ func (s *Store) read(p string) (*Task, error) {
 			parseErr: fmt.Errorf("%s is a symbolic link; task files must be regular files", p)}
 		return t, nil
 	}
-	f, err := s.root.Open(p)
+	f, err := safepath.OpenRegular(s.root, p)
+	if errors.Is(err, safepath.ErrNotRegular) {
+		// A named pipe would block every task command: listed with a
+		// problem, never opened for reading.
+		return &Task{ID: strings.TrimSuffix(path.Base(p), ".md"), Path: p, Status: "pending", Type: "code", parseErr: err}, nil
+	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fault.NotFoundf("task file %s not found", p)
