@@ -54,7 +54,7 @@ const totalConstraint = "must never return a negative total"
 
 // newShop is a repository set up with gloss where Total's constraint was
 // recorded by a commit whose lines a later commit rewrote.
-func newShop(t *testing.T) *fixtures.Repo {
+func newShop(t testing.TB) *fixtures.Repo {
 	t.Helper()
 	fx := fixtures.NewRepo(t)
 	fx.MustGloss("init", "--no-mcp")

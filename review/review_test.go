@@ -15,6 +15,7 @@ import (
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/review"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // fzfRev is the commit of junegunn/fzf the tests build on (as bench's
@@ -25,7 +26,10 @@ const fzfRev = "956562da"
 // with gloss set up and no remote; it skips when the mirror is absent.
 func fzfClone(t *testing.T) *fixtures.Repo {
 	t.Helper()
-	src := "/work/.mirror/junegunn+fzf/repo"
+	src := runenv.Get(runenv.FzfMirror)
+	if src == "" {
+		src = "/work/.mirror/junegunn+fzf/repo"
+	}
 	if _, err := os.Stat(src); err != nil {
 		t.Skipf("no fzf mirror at %s", src)
 	}
