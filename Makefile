@@ -65,6 +65,7 @@ test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
 	cd web/js && npm ci --no-audit --no-fund --silent
 	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
+	cd tests/ci-lint && npm ci --no-audit --no-fund --silent
 	cd tests/lsp-client && npm ci --no-audit --no-fund --silent
 	cd editors/vscode && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss

@@ -47,6 +47,9 @@ const (
 	Notebook   = "GLOSS_NOTEBOOK"     // the team notebook's folder (wins over .gloss/config.toml)
 	Actor      = "GLOSS_ACTOR"        // who a reconciliation record names (else git's user)
 	MCPMaxLine = "GLOSS_MCP_MAX_LINE" // the MCP server's longest message, in bytes
+	// ReviewToken is the GitLab token `git gloss review --post` writes the
+	// merge request's note with (a project access token, api scope).
+	ReviewToken = "GLOSS_REVIEW_TOKEN"
 )
 
 // Internal marks the git commands gloss runs itself, so that their hooks

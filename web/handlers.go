@@ -44,6 +44,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /deps/{path...}", s.deps)
 	m.HandleFunc("GET /tree/{path...}", s.tree)
 	m.HandleFunc("GET /stats", s.stats)
+	m.HandleFunc("GET /review", s.review)
 	m.HandleFunc("GET /specs", s.specs)
 	m.HandleFunc("GET /specs/diff", s.specDiff)
 	m.HandleFunc("GET /tasks", s.tasks)

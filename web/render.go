@@ -15,6 +15,7 @@ import (
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/review"
 	"github.com/gloss-dev/gloss/schemas"
 )
 
@@ -49,6 +50,7 @@ var funcs = template.FuncMap{
 	"pct":       pct,
 	"sum":       func(t attribution.Totals) int { return t.Human + t.AI + t.Mixed + t.Unknown },
 	"refname":   func(r string) string { return strings.TrimPrefix(r, "refs/notes/") },
+	"rankTitle": review.RankTitle,
 }
 
 // loadPages parses each page with the shared layout.
