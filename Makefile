@@ -10,7 +10,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/gloss-dev/gloss/buildinfo.Version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all deps build web-assets demo test lint bench githooks clean dist install
+.PHONY: all deps build web-assets demo test lint bench githooks clean dist install vscode
 
 all: build
 
@@ -69,10 +69,13 @@ test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
 	cd web/js && npm ci --no-audit --no-fund --silent
 	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
+	cd tests/ci-lint && npm ci --no-audit --no-fund --silent
+	cd tests/lsp-client && npm ci --no-audit --no-fund --silent
+	cd editors/vscode && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -tags $(TEST_TAGS) -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	go build -tags $(TEST_TAGS) -ldflags "$(LDFLAGS)" -o $(TEST_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
-	VERSION=$(VERSION) ./scripts/dist.sh
+	VERSION=$(VERSION) GLOSS_DIST_YES=1 ./scripts/dist.sh
 	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) GLOSS_DIST_ARCHIVE=$(DIST_ARCHIVE) \
 		go test -tags $(TEST_TAGS) -count=1 -timeout 15m -bench . -benchtime 1x ./...
 	GLOSS_TEST_BINARY=$(TEST_BIN) go test -tags $(TEST_TAGS) -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
@@ -105,14 +108,24 @@ bench: build
 # Self-contained release archives in dist/ (static libgit2 and C library,
 # the web view's scripts built in, a man page, SHA256SUMS); ARCHES="amd64
 # arm64" cross-compiles arm64 too.
+# The first run builds a static libgit2 per architecture (minutes; it asks
+# before installing what that needs, YES=1 consents where nothing can ask);
+# later runs reuse it.
 dist: deps web-assets
-	./scripts/dist.sh $(ARCHES)
+	$(if $(YES),GLOSS_DIST_YES=1) ./scripts/dist.sh $(ARCHES)
 
 # Installs git-gloss and its man page (PREFIX defaults to /usr/local for
 # root, ~/.local otherwise): from dist/ when an archive is there, else
 # from a source build.
 install:
 	./scripts/install.sh $(if $(PREFIX),--prefix $(PREFIX))
+
+# The VS Code extension (editors/vscode): built from its lockfile and
+# packaged by @vscode/vsce into editors/vscode/gloss.vsix, to install with
+# code --install-extension. make test builds and checks it too
+# (lsp/vscode_test.go).
+vscode: deps
+	cd editors/vscode && npm ci --no-audit --no-fund --silent && npm run --silent package
 
 # gloss dogfoods itself: its own clone runs the hook shims in .githooks.
 githooks:
