@@ -10,7 +10,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/gloss-dev/gloss/buildinfo.Version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all deps build web-assets demo test lint bench githooks clean dist install
+.PHONY: all deps build web-assets demo test lint bench githooks clean dist install vscode
 
 all: build
 
@@ -65,6 +65,8 @@ test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
 	cd web/js && npm ci --no-audit --no-fund --silent
 	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
+	cd tests/lsp-client && npm ci --no-audit --no-fund --silent
+	cd editors/vscode && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
 	VERSION=$(VERSION) ./scripts/dist.sh
@@ -107,6 +109,13 @@ dist: deps web-assets
 # from a source build.
 install:
 	./scripts/install.sh $(if $(PREFIX),--prefix $(PREFIX))
+
+# The VS Code extension (editors/vscode): built from its lockfile and
+# packaged by @vscode/vsce into editors/vscode/gloss.vsix, to install with
+# code --install-extension. make test builds and checks it too
+# (lsp/vscode_test.go).
+vscode: deps
+	cd editors/vscode && npm ci --no-audit --no-fund --silent && npm run --silent package
 
 # gloss dogfoods itself: its own clone runs the hook shims in .githooks.
 githooks:

@@ -1,19 +1,26 @@
 package agent
 
 import (
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/safepath"
 )
 
-// capture records which lines an edit wrote: for each file, the ranges in
-// the file as the edit left it and the hash of each line.
-func capture(repo *gitops.Repo, p *Payload, model string) error {
+// LineRange is an inclusive, 1-based range of lines (capture's).
+type LineRange = capture.LineRange
+
+func splitLines(s string) []string { return capture.SplitLines(s) }
+
+// captureEdits records which lines an edit wrote, in the capture store:
+// for each file, the ranges in the file as the edit left it and the hash
+// of each line.
+func captureEdits(repo *gitops.Repo, p *Payload, model string) error {
 	tree, err := safepath.ForRepo(repo)
 	if err != nil {
 		return err
 	}
 	defer tree.Close()
-	var edits []Edit
+	var edits []capture.Edit
 	for _, op := range p.Files {
 		rel, ok := RelPath(repo.Root(), p.Cwd, op.Path)
 		if !ok {
@@ -29,10 +36,10 @@ func capture(repo *gitops.Repo, p *Payload, model string) error {
 			continue
 		}
 		lines := splitLines(content)
-		e := Edit{Session: p.Session, Agent: p.Agent, Model: model, Tool: p.Tool, File: rel, Lines: ranges}
+		e := capture.Edit{Session: p.Session, Agent: p.Agent, Model: model, Tool: p.Tool, File: rel, Lines: ranges}
 		for _, r := range ranges {
 			for l := r.Start; l <= r.End && l <= len(lines); l++ {
-				e.Hashes = append(e.Hashes, HashLine(lines[l-1]))
+				e.Hashes = append(e.Hashes, capture.HashLine(lines[l-1]))
 			}
 		}
 		edits = append(edits, e)
@@ -40,5 +47,5 @@ func capture(repo *gitops.Repo, p *Payload, model string) error {
 	if len(edits) == 0 {
 		return nil
 	}
-	return AppendEdit(repo, edits...)
+	return capture.AppendEdits(repo, edits...)
 }

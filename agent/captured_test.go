@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gloss-dev/gloss/agent"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/gitops"
 )
 
 // The real CLIs' payloads (agent/testdata/<agent>/captured, recorded by
@@ -69,7 +70,7 @@ func TestCapturedPayloadsReplay(t *testing.T) {
 				}
 			}
 			repo := openRepo(t, fx)
-			edits, err := agent.PendingEdits(repo)
+			edits, err := capture.PendingEdits(repo)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,4 +98,14 @@ func TestCapturedPayloadsReplay(t *testing.T) {
 			}
 		})
 	}
+}
+
+func openRepo(t *testing.T, fx *fixtures.Repo) *gitops.Repo {
+	t.Helper()
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(repo.Close)
+	return repo
 }

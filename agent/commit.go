@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/schemas"
@@ -35,7 +36,7 @@ func init() {
 	schemas.Register(schemas.Entry{Name: "session", Tag: SessionSchema, Description: "An agent session's part in a commit, on refs/notes/gloss/sessions (private unless [sync] sessions = true).", Type: schemas.TypeOf[SessionRecord]()})
 }
 
-// CommitWork is what the capture store holds for one commit: the agent
+// CommitWork is what the captured edits hold for one commit: the agent
 // lines of the files it changed, for annotate, and the sessions that wrote
 // them, for the session records.
 type CommitWork struct {
@@ -48,25 +49,20 @@ type sessionUse struct {
 	files        map[string]bool
 }
 
-// ForCommit reads the capture store for commit: for every file the commit
-// changed, the hashes of the lines agents wrote that the commit contains.
-// When several edits wrote the same line, the latest wins.
-func ForCommit(repo *gitops.Repo, commit string) (*CommitWork, error) {
-	edits, err := PendingEdits(repo)
-	if err != nil || len(edits) == 0 {
-		return &CommitWork{}, err
-	}
+// ForCommit reads what a commit took from the captured edits: for every
+// file the commit changed, the hashes of the lines agents wrote that the
+// commit contains, with the intent of the session's prompt. When several
+// edits wrote the same line, the latest wins.
+func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
 	cw := &CommitWork{sessions: map[string]*sessionUse{}}
+	if taken == nil {
+		return cw
+	}
 	byFile := map[string]*annotate.AgentWork{}
-	committed := map[string]map[string]bool{}
 	sessions := map[string]*Session{}
 	var order []string
-	for _, e := range edits {
-		hs, ok := committed[e.File]
-		if !ok {
-			hs = committedHashes(repo, commit, e.File)
-			committed[e.File] = hs
-		}
+	for _, e := range taken.Edits {
+		hs := taken.Committed[e.File]
 		if hs == nil {
 			continue
 		}
@@ -108,7 +104,7 @@ func ForCommit(repo *gitops.Repo, commit string) (*CommitWork, error) {
 	for _, f := range order {
 		cw.Work = append(cw.Work, *byFile[f])
 	}
-	return cw, nil
+	return cw
 }
 
 // RecordSessions writes one session record per session that wrote lines

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gloss-dev/gloss/agent"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fixtures"
 )
 
@@ -47,7 +47,7 @@ func TestGeminiReplaceWithoutFileDiffCapturesEveryOccurrence(t *testing.T) {
 			fx.Write("lib/n.go", after)
 			vars := map[string]string{"SESSION": "s1", "TRANSCRIPT": "", "ROOT": fx.Dir, "FILE": "lib/n.go", "OLD": "\treturn 1\n", "NEW": "\treturn 2\n", "COUNT": strconv.Itoa(2)}
 			hook(t, fx, nil, "gemini", "AfterTool", payload(t, "gemini", fixture, vars))
-			edits, err := agent.PendingEdits(openRepo(t, fx))
+			edits, err := capture.PendingEdits(openRepo(t, fx))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -233,7 +233,7 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 		if a, ok := registry[p.Agent].(transcriptModel); ok && model == "" {
 			model = a.TranscriptModel(p.Transcript)
 		}
-		if err := capture(repo, p, model); err != nil {
+		if err := captureEdits(repo, p, model); err != nil {
 			return "", err
 		}
 		if ss == nil || (model != "" && ss.Model != model) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gloss-dev/gloss/agent"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fixtures"
 )
 
@@ -44,7 +44,7 @@ func TestNotebookEditIsCaptured(t *testing.T) {
 			fx := fixtures.NewRepo(t)
 			fx.Write("analysis.ipynb", c.file)
 			hook(t, fx, nil, "claude", "PostToolUse", bytes.ReplaceAll(data, []byte("/tmp/gloss-capture/repo"), []byte(fx.Dir)))
-			edits, err := agent.PendingEdits(openRepo(t, fx))
+			edits, err := capture.PendingEdits(openRepo(t, fx))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,13 +26,13 @@ func TestParsePatchFindsFilesAndHunks(t *testing.T) {
 
 func TestLocateRanges(t *testing.T) {
 	content := "a\nb\nc\nb\n"
-	if got := locate(content, "b\n", false); !reflect.DeepEqual(got, []LineRange{{2, 2}}) {
+	if got := locate(content, "b\n", false); !reflect.DeepEqual(got, []LineRange{{Start: 2, End: 2}}) {
 		t.Errorf("first = %v", got)
 	}
-	if got := locate(content, "b\n", true); !reflect.DeepEqual(got, []LineRange{{2, 2}, {4, 4}}) {
+	if got := locate(content, "b\n", true); !reflect.DeepEqual(got, []LineRange{{Start: 2, End: 2}, {Start: 4, End: 4}}) {
 		t.Errorf("all = %v", got)
 	}
-	if got := locate(content, "b\nc", false); !reflect.DeepEqual(got, []LineRange{{2, 3}}) {
+	if got := locate(content, "b\nc", false); !reflect.DeepEqual(got, []LineRange{{Start: 2, End: 3}}) {
 		t.Errorf("partial last line = %v", got)
 	}
 	if rs, whole := beforeRanges(content, FileOp{Replaces: []Replace{{Old: "zzz"}}}); !whole || rs != nil {

@@ -1,10 +1,10 @@
 package annotate
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
 	"strings"
+
+	"github.com/gloss-dev/gloss/capture"
 )
 
 // AgentLine is what the capture of an agent's edits says about one line
@@ -17,20 +17,11 @@ type AgentLine struct {
 }
 
 // AgentWork is the agent-written lines of one file, by content hash
-// (LineHash): a committed line whose hash is here is the agent's; any other
+// (capture.HashLine): a committed line whose hash is here is the agent's; any other
 // changed line was written, or rewritten, by a person.
 type AgentWork struct {
 	File  string
 	Lines map[string]AgentLine
-}
-
-// LineHash is the content hash of one line: hex SHA-256 of its text
-// without the end of line (a trailing CR is dropped, so CRLF files hash as
-// their LF twins). The agent capture store keeps the same hashes.
-func LineHash(text string) string {
-	text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
 }
 
 // owner of one changed line: "" for the committer, else an agent key.
@@ -69,7 +60,7 @@ func attributeAgentWork(f *changedFile, work *AgentWork) {
 				continue
 			}
 			var o lineOwner
-			if al, ok := work.Lines[LineHash(text[l-1])]; ok {
+			if al, ok := work.Lines[capture.HashLine(text[l-1])]; ok {
 				o = lineOwner{key: al.Author.Name + "\x00" + al.Author.Model + "\x00" + al.Session, line: al}
 				agentLines++
 			}

@@ -1,16 +1,10 @@
 package annotate
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 )
@@ -116,33 +110,12 @@ func appendUnique(s []string, add ...string) []string {
 	return s
 }
 
-// The pending file holds staged contexts for this worktree's next commit.
-// Writers and the consuming hook take an exclusive lock on a side file, so
-// a context staged while a commit is being annotated goes to the next one,
-// whole.
+// Staged contexts wait in capture's spool for this worktree's next commit
+// (capture.Stage): a context staged while a commit is being annotated
+// goes to the next one, whole.
 
-func pendingPath(repo *gitops.Repo) (string, error) {
-	dir, err := repo.WorktreeGlossDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "pending.jsonl"), nil
-}
-
-func withPendingLock(repo *gitops.Repo, fn func(path string) error) error {
-	p, err := pendingPath(repo)
-	if err != nil {
-		return err
-	}
-	unlock, err := atomicfile.Lock(p + ".lock")
-	if err != nil {
-		return fmt.Errorf("lock pending context: %w", err)
-	}
-	defer unlock()
-	return fn(p)
-}
-
-// Stage stores contexts for the next commit made in this worktree.
+// Stage stores contexts for the next commit made in this worktree and
+// returns how many are staged.
 func Stage(repo *gitops.Repo, ctxs []Context) (int, error) {
 	for i := range ctxs {
 		if err := ctxs[i].Validate(); err != nil {
@@ -152,84 +125,15 @@ func Stage(repo *gitops.Repo, ctxs []Context) (int, error) {
 	if err := checkFiles(repo, ctxs); err != nil {
 		return 0, err
 	}
-	var buf bytes.Buffer
-	for i := range ctxs {
-		line, err := json.Marshal(ctxs[i])
-		if err != nil {
-			return 0, err
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
-	}
-	total := 0
-	err := withPendingLock(repo, func(p string) error {
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(buf.Bytes()); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		n, err := countPending(p)
-		total = n
-		return err
-	})
-	return total, err
+	return capture.Stage(repo, ctxs)
 }
 
 // Pending returns the contexts staged and not yet consumed.
 func Pending(repo *gitops.Repo) ([]Context, error) {
-	var out []Context
-	err := withPendingLock(repo, func(p string) error {
-		var err error
-		out, err = readPending(p)
-		return err
-	})
-	return out, err
+	return capture.Staged[Context](repo)
 }
 
 // takePending reads and removes the staged contexts.
 func takePending(repo *gitops.Repo) ([]Context, error) {
-	var out []Context
-	err := withPendingLock(repo, func(p string) error {
-		var err error
-		if out, err = readPending(p); err != nil {
-			return err
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return nil
-	})
-	return out, err
-}
-
-func readPending(p string) ([]Context, error) {
-	data, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Context
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var c Context
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 || json.Unmarshal(sc.Bytes(), &c) != nil {
-			continue // a damaged line must not lose the others
-		}
-		out = append(out, c)
-	}
-	return out, sc.Err()
-}
-
-func countPending(p string) (int, error) {
-	cs, err := readPending(p)
-	return len(cs), err
+	return capture.TakeStaged[Context](repo)
 }

@@ -34,7 +34,9 @@ var rankNames = map[rank]string{
 
 // sideways reports whether packages of rank r may import each other's
 // peers. Go refuses import cycles, so a sideways import is always one way.
-func sideways(r rank) bool { return r == capability || r == workflow || r == tooling }
+// The stores build on one another too: capture reads the working tree
+// through safepath.
+func sideways(r rank) bool { return r == stores || r == capability || r == workflow || r == tooling }
 
 type row struct {
 	rank    rank
@@ -60,14 +62,17 @@ var table = map[string]row{
 
 	"notes":    {rank: stores, imports: []string{"atomicfile", "fault", "gitops", "schemas"}},
 	"safepath": {rank: stores, imports: []string{"atomicfile", "fault", "gitops"}},
+	// what the commit-time pipeline keeps between processes: the captured
+	// edits, the staged contexts, the post-commit queue
+	"capture": {rank: stores, imports: []string{"atomicfile", "gitops", "safepath"}},
 
 	// DESIGN.md lists config among the leaves, but the team config is a
 	// committed file and every committed path goes through safepath, so
 	// config sits just above it.
 	"config": {rank: settings, imports: []string{"fault", "gitops", "safepath"}},
 
-	"annotate":    {rank: capability, imports: []string{"atomicfile", "editdist", "fault", "gitops", "lazyregexp", "notes", "runenv", "safepath", "schemas", "treesitter"}},
-	"attribution": {rank: capability, imports: []string{"annotate", "buildinfo", "fault", "gitops", "lazyregexp", "notes", "runenv", "safepath", "schemas"}},
+	"annotate":    {rank: capability, imports: []string{"capture", "editdist", "fault", "gitops", "lazyregexp", "notes", "runenv", "safepath", "schemas", "treesitter"}},
+	"attribution": {rank: capability, imports: []string{"annotate", "buildinfo", "capture", "fault", "gitops", "lazyregexp", "notes", "runenv", "safepath", "schemas"}},
 	"noma":        {rank: capability, imports: []string{"atomicfile", "buildinfo", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
 	"notebook":    {rank: capability, imports: []string{"atomicfile", "config", "fault", "frontmatter", "gitops", "runenv", "safepath", "schemas"}},
 	"reconcile":   {rank: capability, imports: []string{"atomicfile", "buildinfo", "fault", "gitops", "notes", "runenv", "safepath", "schemas", "spec"}},
@@ -76,15 +81,16 @@ var table = map[string]row{
 	"tasks":       {rank: capability, imports: []string{"atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "lazyregexp", "runenv", "safepath", "schemas"}},
 	"why":         {rank: capability, imports: []string{"annotate", "attribution", "config", "decisions", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
 
-	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "config", "fault", "gitops", "lazyregexp", "notebook", "notes", "reconcile", "runenv", "safepath", "schemas", "tasks", "why"}},
+	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "capture", "config", "fault", "gitops", "lazyregexp", "notebook", "notes", "reconcile", "runenv", "safepath", "schemas", "tasks", "why"}},
 	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},
 	"setup": {rank: workflow, imports: []string{"agent", "atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
-	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "detach", "gitops", "reconcile", "runenv", "setup"}},
+	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "capture", "detach", "gitops", "reconcile", "runenv", "setup"}},
 	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
 	"web":   {rank: door, imports: []string{"attribution", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "tasks", "why"}},
+	"lsp":   {rank: door, imports: []string{"annotate", "atomicfile", "attribution", "gitops", "reconcile", "treesitter", "why"}},
 
-	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "mcp", "noma", "notebook", "notes", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "web", "why"}},
+	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "lsp", "mcp", "noma", "notebook", "notes", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "web", "why"}},
 
 	"cmd/git-gloss": {rank: program, imports: []string{"cli", "runenv"}},
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
 )
@@ -109,7 +110,7 @@ func passForward(repo *gitops.Repo, attrs map[string]*commitAttribution, sources
 		for i, c := range attrs[s].lines(path, len(texts)) {
 			if c != nil {
 				cur[i] = c
-				hashes[HashLine(texts[i])] = c
+				hashes[capture.HashLine(texts[i])] = c
 			}
 		}
 		prevBlob = blob

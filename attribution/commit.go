@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
 	"github.com/gloss-dev/gloss/runenv"
@@ -18,7 +19,7 @@ import (
 
 // computation is what attributing one commit draws on.
 type computation struct {
-	claims     []Claim
+	claims     []capture.Edit
 	env        func(string) string
 	carried    map[string]lineMap                 // path in the commit -> contributors carried from the commit's sources
 	byHash     map[string]map[string]*Contributor // path -> line hash -> a source's contributor of that text
@@ -45,16 +46,6 @@ func isTrivial(text string) bool {
 		}
 	}
 	return true
-}
-
-// Attribute computes and stores the attribution of commit from the agent
-// capture and what the commit itself says.
-func Attribute(ctx context.Context, repo *gitops.Repo, commit string) (*Record, error) {
-	claims, err := pendingClaims(repo)
-	if err != nil {
-		return nil, err
-	}
-	return attribute(ctx, repo, commit, computation{claims: claims, env: os.Getenv, source: SourceHook})
 }
 
 func attribute(ctx context.Context, repo *gitops.Repo, commitID string, comp computation) (*Record, error) {
@@ -108,7 +99,7 @@ func changedLines(ctx context.Context, repo *gitops.Repo, c *gitops.Commit) ([]f
 				return
 			}
 			f.lines = append(f.lines, line)
-			f.hashes = append(f.hashes, HashLine(texts[line-1]))
+			f.hashes = append(f.hashes, capture.HashLine(texts[line-1]))
 			f.trivial = append(f.trivial, isTrivial(texts[line-1]))
 		}
 		if byDiff {
@@ -153,8 +144,8 @@ func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp compu
 	if err != nil {
 		return nil, err
 	}
-	byHash := map[string]map[string]*Claim{} // file -> hash -> latest claim
-	written := map[string][][2]int{}         // file -> line ranges the agent's edits left
+	byHash := map[string]map[string]*capture.Edit{} // file -> hash -> latest edit
+	written := map[string][][2]int{}                // file -> line ranges the agent's edits left
 	for i := range comp.claims {
 		cl := &comp.claims[i]
 		for _, r := range cl.Lines {
@@ -162,7 +153,7 @@ func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp compu
 		}
 		m := byHash[cl.File]
 		if m == nil {
-			m = map[string]*Claim{}
+			m = map[string]*capture.Edit{}
 			byHash[cl.File] = m
 		}
 		for _, h := range cl.Hashes {
@@ -313,31 +304,18 @@ func (ra regionsByAgent) at(path string, line int) *Contributor {
 	return nil
 }
 
-// PostCommit attributes the commit HEAD now points to: PrepareJob, then
-// RunJob, at once. It runs after the annotations of the commit are
-// written, and reads from them how the commit was made: records carried
-// from a squash or a cherry-pick name their sources, whose attribution is
-// carried over. An amend carries the amended commit's attribution
-// (HEAD@{1}); a commit inside a rebase is left to post-rewrite.
-func PostCommit(ctx context.Context, repo *gitops.Repo) error {
-	job, err := PrepareJob(ctx, repo)
-	if err != nil || job == nil {
-		return err
-	}
-	return RunJob(ctx, repo, job)
-}
-
 // Job is the attribution of one commit, decided at commit time: what it
-// draws on from state that moves on once the commit is made — the agent
-// capture store (the post-commit hook consumes it), the reflog (an
-// amend's old commit is HEAD@{1} only until the next commit) and the
-// hook's environment. RunJob does the rest, at once or later in a
-// detached worker, which queues the job with the commit's annotation
-// job (package hooks glues the two: annotate sits below attribution and
-// keeps this part as opaque bytes).
+// draws on from state that moves on once the commit is made — the
+// captured agent edits (the commit takes them from the store), the
+// reflog (an amend's old commit is HEAD@{1} only until the next commit)
+// and the hook's environment. RunJob does the rest, at once or later in
+// a detached worker: it is the attribution half of the commit's
+// post-commit job (hooks.Job), run after the annotation half, whose
+// carried records it reads.
 type Job struct {
-	Commit string  `json:"commit"`
-	Claims []Claim `json:"claims,omitempty"`
+	Commit string `json:"commit"`
+	// Claims are the captured edits pending when the commit was made.
+	Claims []capture.Edit `json:"claims,omitempty"`
 	// Amended is the commit an amend replaced.
 	Amended string `json:"amended,omitempty"`
 	// Env holds the agent run of the hook's environment (the variables of
@@ -345,19 +323,15 @@ type Job struct {
 	Env map[string]string `json:"env,omitempty"`
 }
 
-// PrepareJob decides what attributing the commit HEAD now points to
-// takes. It returns nil when the commit is post-rewrite's (in a rebase).
-func PrepareJob(ctx context.Context, repo *gitops.Repo) (*Job, error) {
-	if repo.RebaseInProgress() {
+// PrepareJob decides what attributing commit head takes, given the
+// captured edits pending when it was made. It returns nil when the commit
+// is post-rewrite's (in a rebase). RunJob then reads the commit's
+// annotations to tell how it was made: records carried from a squash or
+// a cherry-pick name their sources, whose attribution is carried over;
+// an amend carries the amended commit's attribution (HEAD@{1}).
+func PrepareJob(ctx context.Context, repo *gitops.Repo, head string, claims []capture.Edit) (*Job, error) {
+	if repo.RebaseInProgress() || head == "" {
 		return nil, nil
-	}
-	head, err := repo.Head()
-	if err != nil || head == "" {
-		return nil, err
-	}
-	claims, err := pendingClaims(repo)
-	if err != nil {
-		return nil, err
 	}
 	job := &Job{Commit: head, Claims: claims}
 	for _, k := range runenv.AgentRunNames {

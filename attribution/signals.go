@@ -1,95 +1,16 @@
 package attribution
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/lazyregexp"
 	"github.com/gloss-dev/gloss/runenv"
 )
 
-// Claim is one captured agent edit as the agent capture store keeps it
-// (gloss/agent-edit/v1, <worktree git dir>/gloss/agent/pending.jsonl,
-// written by package agent): the lines an agent wrote into a file, as
-// content hashes. Attribution reads the store itself, by its documented
-// format (CONTRACT: gloss/agent-edit/v1), rather than through package
-// agent: agent delivers read results (package why), and why shows each
-// region's attribution, so agent cannot be below attribution. The agent
-// hook consumes the store after attribution has read it.
-type Claim struct {
-	Schema  string `json:"$schema"`
-	Time    string `json:"time"`
-	Session string `json:"session"`
-	Agent   string `json:"agent"`
-	Model   string `json:"model,omitempty"`
-	Tool    string `json:"tool"`
-	File    string `json:"file"`
-	Lines   []struct {
-		Start int `json:"start"`
-		End   int `json:"end"`
-	} `json:"lines"`
-	Hashes []string `json:"hashes"`
-}
-
-// claimSchema is the capture store's schema tag.
-const claimSchema = "gloss/agent-edit/v1"
-
-// pendingClaims reads the captured edits not yet consumed by a commit.
-// The store is consumed by the agent capture after every reader of the
-// post-commit hook has run; attribution only reads it.
-func pendingClaims(repo *gitops.Repo) ([]Claim, error) {
-	dir, err := repo.WorktreeGlossDir()
-	if err != nil {
-		return nil, err
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "agent", "pending.jsonl"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Claim
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
-		var raw struct {
-			Claim
-			Hashes []string `json:"hashes"`
-		}
-		if json.Unmarshal(sc.Bytes(), &raw) != nil || raw.Schema != claimSchema {
-			continue // a damaged line must not lose the others
-		}
-		raw.Claim.Hashes = raw.Hashes
-		out = append(out, raw.Claim)
-	}
-	return out, sc.Err()
-}
-
-// HashLine is the capture store's content hash of one line: hex SHA-256
-// of its text without the end of line (a trailing CR dropped too).
-func HashLine(text string) string {
-	text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
-}
-
 // splitLines splits content into lines without their ends.
-func splitLines(data []byte) []string {
-	s := string(data)
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-}
+func splitLines(data []byte) []string { return capture.SplitLines(string(data)) }
 
 // knownAgents maps a name found in an identity or trailer to the agent's
 // short name.

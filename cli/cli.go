@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
@@ -95,6 +96,7 @@ type CLI struct {
 	Ci         CiCmd         `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
 	Mcp        McpCmd        `cmd:"" help:"Run the MCP server, or register it with a client."`
 	Serve      ServeCmd      `cmd:"" help:"Serve a local, read-only web view of gloss (127.0.0.1, token)."`
+	Lsp        LspCmd        `cmd:"" help:"Run the language server (LSP, stdio) that editors start: hover, code lens, diagnostics."`
 	Agent      AgentCmd      `cmd:"" help:"Coding agents' hooks: install, uninstall, status (and the hook entry point)."`
 	Hook       HookCmd       `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema     SchemaCmd     `cmd:"" help:"Print the JSON Schema of a machine-readable output."`
@@ -127,7 +129,7 @@ type Globals struct {
 // Run executes gloss with args (without the program name) and returns the
 // exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 
 	var c CLI
@@ -184,6 +186,43 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitCode
 	}
 	return c.report(err)
+}
+
+// stopGrace is how long a command may take to stop after SIGINT or
+// SIGTERM before the process exits anyway: a command waiting on something
+// that never comes (a read of a pipe nobody writes) must not ignore the
+// signal. Every write gloss makes is atomic or journaled, so an exit at
+// any point leaves nothing half-written.
+const stopGrace = 5 * time.Second
+
+// signalContext is cancelled by the first SIGINT or SIGTERM; the process
+// exits (128+signal) on a second one, or stopGrace after the first.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		var first os.Signal
+		select {
+		case first = <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		select {
+		case <-sigs:
+		case <-time.After(stopGrace):
+		case <-done:
+			return
+		}
+		code := 130
+		if first == syscall.SIGTERM {
+			code = 143
+		}
+		os.Exit(code)
+	}()
+	return ctx, func() { signal.Stop(sigs); close(done); cancel() }
 }
 
 // setLogger sends gloss's log to stderr: warnings, and with --verbose the

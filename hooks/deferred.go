@@ -2,15 +2,13 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/gloss-dev/gloss/annotate"
-	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/setup"
@@ -18,15 +16,12 @@ import (
 
 // Where annotating a commit costs more than a commit should wait — a large
 // repository, whose changed files are large and whose trees are deep — the
-// post-commit hook decides at once what belongs to the commit (an
-// annotate.Job: its squash, its staged agent contexts, what the agents
-// wrote; with it the attribution.Job: the captured agent edits, an
-// amend's old commit, the agent signal of the environment), queues it,
-// and leaves the work that depends only on the commit (tree-sitter
-// outlines, tree diffs, the notes writes, the blame cache, the blame
-// graph's refresh) to a detached `git gloss hook-worker`, one at a time
-// per repository. A worker that dies leaves its job queued: the next
-// post-commit starts another, which runs it.
+// post-commit hook decides at once what belongs to the commit (its Job),
+// queues it (capture.Enqueue), and leaves the work that depends only on
+// the commit (tree-sitter outlines, tree diffs, the notes writes, the
+// blame cache, the blame graph's refresh) to a detached `git gloss
+// hook-worker`, one at a time per repository. A worker that dies leaves
+// its job queued: the next post-commit starts another, which runs it.
 //
 // git config gloss.deferHooks: true, false, or auto (the default): defer
 // in a large repository (gitops.Repo.LargeRepository).
@@ -55,62 +50,22 @@ func (inv *Invocation) deferred() bool {
 	return inv.deferIt
 }
 
-// withAttribution adds to the annotation job of commit (nil: the commit
-// is not annotated, as an amend) the commit's attribution, decided now:
-// the capture store it reads is consumed when post-commit ends. The job
-// it returns is nil only when there is nothing to do for the commit.
-func withAttribution(ctx context.Context, repo *gitops.Repo, commit string, job *annotate.Job) (*annotate.Job, error) {
-	aj, err := attribution.PrepareJob(ctx, repo)
-	if err != nil || aj == nil || aj.Commit != commit {
-		return job, err
-	}
-	data, err := json.Marshal(aj)
-	if err != nil {
-		return job, err
-	}
-	if job == nil {
-		job = &annotate.Job{Commit: commit, NotAnnotated: true}
-	}
-	job.Attribution = data
-	return job, nil
-}
-
-// deferJob queues job (nil: nothing to do) and starts the worker. A job
-// the queue cannot keep is run now rather than lost.
-func deferJob(ctx context.Context, inv *Invocation, job *annotate.Job) error {
-	if job != nil {
-		if err := annotate.Enqueue(inv.Repo, job); err != nil {
-			return errors.Join(err, runJob(ctx, inv.Repo, job))
+// deferJob queues job and starts the worker. A job with nothing to do
+// but the blame cache (a commit inside a rebase) is not queued: the
+// worker's refresh covers it. A job the queue cannot keep is run now
+// rather than lost.
+func deferJob(ctx context.Context, inv *Invocation, job *Job) error {
+	if job.Annotation != nil || job.Attribution != nil {
+		if err := capture.Enqueue(inv.Repo, job.Commit, job); err != nil {
+			return errors.Join(err, job.run(ctx, inv.Repo, true))
 		}
 	}
 	return startWorker(ctx, inv.Repo)
 }
 
-// runJob does a queued commit's work: its blame cache, its annotations,
-// then its attribution, which reads the annotations carried onto the
-// commit (a squash, a cherry-pick). Each part run again writes nothing
-// twice, so a job cut short is run again whole.
-func runJob(ctx context.Context, repo *gitops.Repo, job *annotate.Job) error {
-	// The blame cache is a cache: a failure costs a later read time.
-	_ = repo.UpdateBlameCache(ctx, job.Commit)
-	if err := annotate.RunJob(ctx, repo, job); err != nil {
-		return err
-	}
-	if len(job.Attribution) == 0 {
-		return nil // queued before attribution was deferred: the hook did it
-	}
-	if os.Getenv(EnvFault) == faultWorkerStallAttribution {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	var aj attribution.Job
-	if err := json.Unmarshal(job.Attribution, &aj); err != nil {
-		return fmt.Errorf("the queued attribution of %s: %w", gitops.ShortID(job.Commit), err)
-	}
-	if aj.Commit != job.Commit {
-		return fmt.Errorf("the queued attribution of %s names %s", gitops.ShortID(job.Commit), gitops.ShortID(aj.Commit))
-	}
-	return attribution.RunJob(ctx, repo, &aj)
+// drain runs the queued jobs (capture.Drain), each through run.
+func drain(ctx context.Context, repo *gitops.Repo, run func(*Job) error) (bool, error) {
+	return capture.Drain(ctx, repo, func(j *Job) string { return j.Commit }, run)
 }
 
 // startWorker starts `git gloss hook-worker` detached (package detach),
@@ -160,7 +115,7 @@ func finishRewritten(ctx context.Context, inv *Invocation) error {
 		return nil // carryAnnotations reports it
 	}
 	queued := map[string]bool{}
-	for _, c := range annotate.Queued(inv.Repo) {
+	for _, c := range capture.Queued(inv.Repo) {
 		queued[c] = true
 	}
 	waits := false
@@ -171,7 +126,7 @@ func finishRewritten(ctx context.Context, inv *Invocation) error {
 		return nil
 	}
 	for {
-		ran, err := annotate.DrainQueue(ctx, inv.Repo, func(job *annotate.Job) error { return runJob(ctx, inv.Repo, job) })
+		ran, err := drain(ctx, inv.Repo, func(job *Job) error { return job.run(ctx, inv.Repo, true) })
 		if ran || err != nil {
 			return err
 		}
@@ -195,13 +150,13 @@ func RunWorker(ctx context.Context, repo *gitops.Repo) error {
 	defer cancel()
 	start := time.Now()
 	n := 0
-	ran, err := annotate.DrainQueue(ctx, repo, func(job *annotate.Job) error {
+	ran, err := drain(ctx, repo, func(job *Job) error {
 		if os.Getenv(EnvFault) == faultWorkerStall {
 			<-ctx.Done()
 			return ctx.Err()
 		}
 		n++
-		return runJob(ctx, repo, job)
+		return job.run(ctx, repo, true)
 	})
 	if !ran {
 		return err // another worker has the queue

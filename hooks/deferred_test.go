@@ -14,6 +14,7 @@ import (
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/hooks"
@@ -54,7 +55,7 @@ func waitQueueDrained(t *testing.T, repo *gitops.Repo, lock string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if len(annotate.Queued(repo)) == 0 {
+		if len(capture.Queued(repo)) == 0 {
 			if unlock, ok, _ := atomicfile.TryLock(lock); ok {
 				unlock()
 				return
@@ -62,7 +63,7 @@ func waitQueueDrained(t *testing.T, repo *gitops.Repo, lock string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("the queue was not drained: %v", annotate.Queued(repo))
+	t.Fatalf("the queue was not drained: %v", capture.Queued(repo))
 }
 
 // summaries returns the summary records of commit by source, and the
@@ -120,7 +121,7 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	stalled.Git("commit", "-q", "-m", "first change")
 	first := fx.Git("rev-parse", "HEAD")
 	pid := workerPID(t, fx.Dir)
-	if q := annotate.Queued(repo); len(q) != 1 || q[0] != first {
+	if q := capture.Queued(repo); len(q) != 1 || q[0] != first {
 		t.Fatalf("queued %v, want the first commit", q)
 	}
 	job, err := os.ReadFile(filepath.Join(repo.CommonDir(), "gloss", "queue", first+".json"))
@@ -169,7 +170,7 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	if got := attributionRecords(t, repo, first); len(got) != 1 {
 		t.Errorf("after a second run: attribution records from %v, want one", got)
 	}
-	if q := annotate.Queued(repo); len(q) != 0 {
+	if q := capture.Queued(repo); len(q) != 0 {
 		t.Errorf("still queued: %v", q)
 	}
 }
@@ -291,7 +292,7 @@ func TestDeferredAttributionSurvivesAKilledWorker(t *testing.T) {
 	if got := attributionRecords(t, repo, first); len(got) != 0 {
 		t.Fatalf("the stalled worker attributed the commit: %v\n%s", got, fx.Read(".git/gloss/hooks.log"))
 	}
-	if q := annotate.Queued(repo); len(q) != 1 || q[0] != first {
+	if q := capture.Queued(repo); len(q) != 1 || q[0] != first {
 		t.Fatalf("queued %v, want the first commit", q)
 	}
 	store := filepath.Join(repo.CommonDir(), "gloss", "agent", "pending.jsonl")
@@ -385,7 +386,7 @@ func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
 	withEnv(fx, hooks.EnvFault+"=worker-stall").Git("commit", "-q", "-m", "agent")
 	old := fx.Git("rev-parse", "HEAD")
 	killStalledWorker(t, fx, lock)
-	if q := annotate.Queued(repo); len(q) != 1 || q[0] != old {
+	if q := capture.Queued(repo); len(q) != 1 || q[0] != old {
 		t.Fatalf("queued %v, want the agent's commit", q)
 	}
 
@@ -425,4 +426,36 @@ func TestDeferredCherryPickCarriesAttribution(t *testing.T) {
 
 	wantAttributionFrom(t, repo, picked, attribution.SourceCherryPick, "picked")
 	wantCodexLines(t, fx, picked, "after the cherry-pick")
+}
+
+// TestWorkerRunsAJobQueuedByTheOldShape: a job queued by gloss 0.1 (the
+// annotation at the top, the attribution inside it) and left by a worker
+// that died before an upgrade is run by the next worker: the commit gets
+// its annotations and its attribution.
+func TestWorkerRunsAJobQueuedByTheOldShape(t *testing.T) {
+	t.Parallel()
+	fx, repo, lock := deferringRepo(t)
+	fx.Write("a.go", "package a\n\nfunc A() int {\n\treturn 1\n}\n")
+	fx.Git("add", "a.go")
+	fx.Git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "made without the hooks")
+	head := fx.Git("rev-parse", "HEAD")
+	old := `{"commit":"` + head + `","reflog":"commit: made without the hooks","staged":[{"file":"a.go","anchor":"A","intent":"why A, staged in 0.1"}],` +
+		`"attribution":{"commit":"` + head + `","env":{"GLOSS_AGENT":"codex","GLOSS_MODEL":"gpt-5-codex"}}}`
+	queue := filepath.Join(repo.CommonDir(), "gloss", "queue")
+	if err := os.MkdirAll(queue, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(queue, head+".json"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx.MustGloss("hook-worker")
+	waitQueueDrained(t, repo, lock)
+	by, agent := summaries(t, repo, head)
+	if by[annotate.SourceHook] != 1 || strings.Join(agent, "|") != "why A, staged in 0.1" {
+		t.Errorf("the old job's commit: summaries %v, agent intents %q", by, agent)
+	}
+	wantAttributionFrom(t, repo, head, attribution.SourceHook, "old job's")
+	if got := contributors(t, fx, "a.go", "HEAD"); len(got) == 0 || got[0] != "ai/codex/gpt-5-codex/" {
+		t.Errorf("a.go's lines: %q, want the environment's agent", got)
+	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
 	"github.com/gloss-dev/gloss/runenv"
@@ -62,9 +63,9 @@ func (b *Block) Error() string { return b.Message }
 // are wired in here, in one place.
 var handlers = map[string][]Handler{
 	setup.PrepareCommitMsg: {noteSquash},
-	setup.PostCommit:       {updateBlameCache, annotateCommit, attributeCommit, consumeAgentEdits},
+	setup.PostCommit:       {postCommit},
 	setup.PrePush:          {validatePushInput, checkSpecs},
-	setup.PostRewrite:      {finishRewritten, carryAnnotations, carryAttribution, consumeAgentEdits},
+	setup.PostRewrite:      {finishRewritten, carryAnnotations, carryAttribution},
 }
 
 // nothingToDo tells, before the repository is opened, that a hook has no
@@ -287,19 +288,6 @@ func ParseRewriteInput(in []byte) ([]Rewrite, error) {
 	return out, sc.Err()
 }
 
-// updateBlameCache keeps blames of the files the new commit changed warm,
-// so that reading annotations stays cheaper than git blame.
-func updateBlameCache(ctx context.Context, inv *Invocation) error {
-	if inv.deferred() {
-		return nil // the worker does it
-	}
-	head, err := inv.Repo.Head()
-	if err != nil || head == "" {
-		return err
-	}
-	return inv.Repo.UpdateBlameCache(ctx, head)
-}
-
 func validatePushInput(_ context.Context, inv *Invocation) error {
 	_, err := ParsePushInput(inv.Input)
 	return err
@@ -354,44 +342,29 @@ func carryAnnotations(ctx context.Context, inv *Invocation) error {
 	for i, rw := range rewrites {
 		pairs[i] = [2]string{rw.Old, rw.New}
 	}
+	// What the agents wrote is the amend's: it takes the captured edits
+	// (outside a rebase; the commits a rebase replays are not new work).
 	var work []annotate.AgentWork
-	if inv.Args[0] == "amend" && !inv.Repo.RebaseInProgress() && len(rewrites) > 0 {
-		cw := inv.agentWork(rewrites[len(rewrites)-1].New)
-		work = cw.Work
-		defer func() { _ = cw.RecordSessions(ctx, inv.Repo, rewrites[len(rewrites)-1].New) }()
+	if !inv.Repo.RebaseInProgress() {
+		if head, err := inv.Repo.Head(); err == nil && head != "" {
+			taken, err := capture.TakeEdits(inv.Repo, head)
+			if err != nil {
+				fmt.Fprintf(inv.Stderr, "gloss: agent edits not read: %v\n", err)
+			}
+			if inv.Args[0] == "amend" && len(rewrites) > 0 {
+				cw := agent.ForCommit(inv.Repo, taken)
+				work = cw.Work
+				defer func() { _ = cw.RecordSessions(ctx, inv.Repo, head) }()
+			}
+		}
 	}
 	return annotate.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs, inv.annotator(), work)
-}
-
-// agentWork reads what the agent hooks captured for commit; a problem
-// with it costs the attribution, never the annotation.
-func (inv *Invocation) agentWork(commit string) *agent.CommitWork {
-	cw, err := agent.ForCommit(inv.Repo, commit)
-	if err != nil {
-		fmt.Fprintf(inv.Stderr, "gloss: agent edits not read: %v\n", err)
-		return &agent.CommitWork{}
-	}
-	return cw
 }
 
 // amending reports whether the commit post-commit runs for is an amend
 // (post-rewrite handles those).
 func amending(repo *gitops.Repo) bool {
 	return strings.HasPrefix(repo.LastReflogMessage(), "commit (amend)")
-}
-
-// consumeAgentEdits drops from the agent capture store what the new
-// commit took, after every reader of the store has run. During a rebase
-// nothing is taken: the commits replayed are not new work.
-func consumeAgentEdits(_ context.Context, inv *Invocation) error {
-	if inv.Repo.RebaseInProgress() || inv.Name == setup.PostCommit && amending(inv.Repo) {
-		return nil // an amend is post-rewrite's to consume
-	}
-	head, err := inv.Repo.Head()
-	if err != nil || head == "" {
-		return err
-	}
-	return agent.ConsumePending(inv.Repo, head)
 }
 
 // carryAttribution carries line attribution from the rewritten commits to
@@ -408,46 +381,24 @@ func carryAttribution(ctx context.Context, inv *Invocation) error {
 	return attribution.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs)
 }
 
-// attributeCommit records who wrote each line the new commit introduced.
-// It runs after annotateCommit, whose carried records say whether the
-// commit concludes a squash merge or a cherry-pick. When the hook defers,
-// annotateCommit queued the attribution with the annotation.
-func attributeCommit(ctx context.Context, inv *Invocation) error {
-	if inv.deferred() {
-		return nil
-	}
-	return attribution.PostCommit(ctx, inv.Repo)
-}
-
-// annotateCommit records the new commit's annotations: at once, or, when
-// the hook defers (deferred.go), in a detached worker after deciding at
-// once what belongs to the commit.
-func annotateCommit(ctx context.Context, inv *Invocation) error {
+// postCommit does the new commit's work (job.go): decided at once, then
+// run at once or, when the hook defers (deferred.go), queued for a
+// detached worker.
+func postCommit(ctx context.Context, inv *Invocation) error {
 	head, err := inv.Repo.Head()
 	if err != nil || head == "" {
 		return err
 	}
-	// What the agents wrote is read now, at commit time: the capture store
-	// moves on while a deferred worker runs.
-	cw := &agent.CommitWork{}
-	if !inv.Repo.RebaseInProgress() && !amending(inv.Repo) {
-		cw = inv.agentWork(head)
-	}
-	job, err := annotate.PreparePostCommit(inv.Repo, inv.annotator(), cw.Work)
-	switch {
-	case inv.deferred():
-		var aerr error
-		job, aerr = withAttribution(ctx, inv.Repo, head, job)
-		err = errors.Join(err, aerr, deferJob(ctx, inv, job))
-	default:
-		if job != nil {
-			err = errors.Join(err, annotate.RunJob(ctx, inv.Repo, job))
-		}
-		if len(annotate.Queued(inv.Repo)) > 0 { // left by a worker that died
+	p, err := prepareCommit(ctx, inv, head)
+	if inv.deferred() {
+		err = errors.Join(err, deferJob(ctx, inv, p.job))
+	} else {
+		err = errors.Join(err, p.job.run(ctx, inv.Repo, false))
+		if len(capture.Queued(inv.Repo)) > 0 { // left by a worker that died
 			err = errors.Join(err, startWorker(ctx, inv.Repo))
 		}
 	}
-	return errors.Join(err, cw.RecordSessions(ctx, inv.Repo, head))
+	return errors.Join(err, p.work.RecordSessions(ctx, inv.Repo, head))
 }
 
 // noteSquash remembers the commits of a squash merge for post-commit.

@@ -390,6 +390,12 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 	if isBookManifest(rel) {
 		return nil, fault.Usagef("%s: book manifests are not patchable (unsupported_op)", rel)
 	}
+	// Only a document gets a transcript: a patch aimed at any other file
+	// (a.go) is refused before anything is recorded, so that no stray
+	// <file>.patches appears beside it.
+	if !strings.HasSuffix(rel, ".noma") {
+		return nil, fault.Usagef("%s is not a Noma document: patches apply to .noma files", fault.Quote(rel))
+	}
 	if err := req.check(); err != nil {
 		return nil, err
 	}

@@ -202,7 +202,7 @@ func (w *docWriter) commit(recs []*Record, text *string) (*Record, error) {
 // end of the file: a patch costs the same on the first record and the
 // ten-thousandth.
 func (w *docWriter) tail() (size int64, last []byte, err error) {
-	f, err := w.s.tree.Root().Open(w.tp)
+	f, err := safepath.OpenRegular(w.s.tree.Root(), w.tp)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil, nil
 	}

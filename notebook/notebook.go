@@ -263,6 +263,8 @@ func fsErr(p string, err error) error {
 		return refuse(AccessDenied, "%s: permission denied", p)
 	case safepath.IsEscape(err):
 		return refuse(PathTraversal, "%s leads outside the notebook folder", p)
+	case errors.Is(err, safepath.ErrNotRegular):
+		return refuse(InvalidArgument, "%s is not a regular file: notes are files", p)
 	}
 	return fmt.Errorf("%s: %w", p, err)
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // Results use the kit's keys: short ones only where the kit has them
@@ -109,7 +111,7 @@ func ok(p, format string, args ...any) *OpResult {
 
 // read loads and parses a note.
 func (nb *Notebook) read(p string) (*parsed, error) {
-	data, err := nb.root.ReadFile(p)
+	data, err := safepath.ReadRegular(nb.root, p, 0)
 	if err != nil {
 		return nil, fsErr(p, err)
 	}
@@ -187,7 +189,11 @@ func (nb *Notebook) Create(in CreateInput) (*OpResult, error) {
 		return nil, refuse(InvalidArgument, "a name is required")
 	}
 	// The name is checked before it is joined to its folder: the join
-	// would clean "notes/../escape" into "escape" and hide the traversal.
+	// would clean "notes/../escape" into "escape" and "/etc/passwd" into
+	// "notes/etc/passwd", and hide what was asked.
+	if strings.HasPrefix(name, "/") || filepath.IsAbs(name) {
+		return nil, refuse(PathTraversal, "%s. A note's name is relative to its folder, not an absolute path", fault.Quote(name))
+	}
 	for _, seg := range strings.Split(name, "/") {
 		if seg == ".." {
 			return nil, refuse(PathTraversal, "%s. Paths must be within the notebook folder", fault.Quote(name))
@@ -577,7 +583,8 @@ func (nb *Notebook) walk(folder string, fn func(p string, d fs.DirEntry) error) 
 			}
 			return nil
 		}
-		if d.IsDir() || d.Type()&fs.ModeSymlink != 0 || !allowedExt[strings.ToLower(path.Ext(name))] {
+		// Only regular files are notes: a named pipe would block its reader.
+		if !d.Type().IsRegular() || !allowedExt[strings.ToLower(path.Ext(name))] {
 			return nil
 		}
 		return fn(p, d)

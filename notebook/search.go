@@ -18,7 +18,9 @@ import (
 	"unicode"
 
 	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // Search is BM25 (k1 1.2, b 0.75, idf ln(1 + (N-df+0.5)/(df+0.5))) over
@@ -195,7 +197,7 @@ func (nb *Notebook) loadIndex() (*indexView, error) {
 			docs = append(docs, stored.docs[f.old])
 			continue
 		}
-		data, err := nb.root.ReadFile(f.path)
+		data, err := safepath.ReadRegular(nb.root, f.path, 0)
 		if err != nil {
 			continue
 		}
@@ -288,6 +290,10 @@ func (nb *Notebook) statNotes(fn func(p string, info fs.FileInfo)) error {
 
 // Search runs a query.
 func (nb *Notebook) Search(in SearchInput) (*SearchResult, error) {
+	// The answer repeats the query (and a page shows it more than once).
+	if len(in.Query) > fault.MaxQuote {
+		return nil, refuse(InvalidArgument, "a query is at most %d bytes (this one is %d)", fault.MaxQuote, len(in.Query))
+	}
 	terms := slices.Compact(sortedCopy(Tokenize(in.Query)))
 	if len(terms) == 0 {
 		return nil, refuse(InvalidArgument, "the query has no words to search for")
@@ -439,7 +445,7 @@ func hasAll(have, want []string) bool {
 // excerpt finds the first line with a query term and cuts a window around
 // it; the line number counts from the top of the file.
 func (nb *Notebook) excerpt(p string, terms []string, body bool) (string, int) {
-	data, err := nb.root.ReadFile(p)
+	data, err := safepath.ReadRegular(nb.root, p, 0)
 	if err != nil {
 		return "", 0
 	}

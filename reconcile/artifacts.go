@@ -35,6 +35,10 @@ func (w *Workspace) ChangedArtifacts(in ArtifactsInput) (*ArtifactsResult, error
 	if strings.TrimSpace(in.SpecPath) == "" {
 		return nil, missing("spec_path", "the spec whose artifacts to check")
 	}
+	// The answer repeats the category (and warns with it when unknown).
+	if len(in.ArtifactType) > fault.MaxQuote {
+		return nil, fault.Usagef("an artifact_type is at most %d bytes", fault.MaxQuote)
+	}
 	if err := w.Load(); err != nil {
 		return nil, err
 	}

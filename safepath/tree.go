@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -276,22 +275,11 @@ func (t *Tree) ReadFile(p string, limit int64) ([]byte, error) {
 
 // ReadReal reads a path Resolve returned.
 func (t *Tree) ReadReal(real string, limit int64) ([]byte, error) {
-	f, err := t.root.Open(real)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &fault.Error{Kind: fault.NotFound, Err: noSuchFile(real)}
-		}
-		return nil, err
+	data, err := ReadRegular(t.root, real, limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &fault.Error{Kind: fault.NotFound, Err: noSuchFile(real)}
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, fault.Usagef("%s is a directory", real)
-	}
-	var r io.Reader = f
-	if limit > 0 {
-		r = io.LimitReader(f, limit)
-	}
-	return io.ReadAll(r)
+	return data, err
 }
 
 // WriteReal replaces the file at a path Resolve returned, atomically. An

@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
@@ -130,8 +131,24 @@ func splitDescription(d string) (string, string) {
 	if i := strings.IndexByte(d, '\n'); i >= 0 && i <= 80 {
 		return strings.TrimSpace(d[:i]), strings.TrimSpace(d[i+1:])
 	}
-	if i := strings.Index(d, ". "); i >= 0 {
+	if i := strings.Index(d, ". "); i >= 0 && i <= maxTitle {
 		return strings.TrimSpace(d[:i+1]), strings.TrimSpace(d[i+2:])
 	}
-	return d, ""
+	if len(d) <= maxTitle && !strings.Contains(d, "\n") {
+		return d, ""
+	}
+	// No short first line or sentence: the title is the first words, and
+	// the body keeps the whole description (a title is shown in every
+	// list and every answer about the task).
+	cut := strings.LastIndexByte(d[:80], ' ')
+	if cut < 40 {
+		cut = 80
+		for cut > 0 && !utf8.RuneStart(d[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimSpace(d[:cut]) + "…", d
 }
+
+// maxTitle bounds a title taken from a description's first sentence.
+const maxTitle = 200

@@ -85,8 +85,19 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 	defer unlock()
 	res := &ImportResult{Schema: schemaTag, From: src, Tasks: []string{}, Archived: []string{}, Logs: []string{}, Kept: []string{},
 		Same: []string{}, Conflict: []string{}, Skipped: []string{}, Fixed: []string{}, Hints: []string{}}
-	var written []string
+	// Everything is read before anything is written: a source that
+	// cannot be read (a named pipe, a file that vanished) or a signal
+	// refuses the whole import with nothing written.
+	type write struct {
+		dst  string
+		data []byte
+		list *[]string
+	}
+	var plan []write
 	put := func(dst string, data []byte, list *[]string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		old, err := s.tree.ReadFile(dst, 0)
 		switch {
 		case err == nil && bytes.Equal(old, data):
@@ -98,14 +109,7 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 		case fault.KindOf(err) != fault.NotFound:
 			return err
 		}
-		if err := s.root.MkdirAll(path.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := s.writeFile(dst, data); err != nil {
-			return err
-		}
-		*list = append(*list, dst)
-		written = append(written, dst)
+		plan = append(plan, write{dst, data, list})
 		return nil
 	}
 	specs, err := s.chantFiles(path.Join(src, "specs"), ".md", &res.Skipped)
@@ -174,6 +178,20 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 		res.Hints = append(res.Hints, fmt.Sprintf("%d file(s) already in gloss differ from Chant's and were left alone: compare them by hand", len(res.Conflict)))
 	}
 	res.Hints = append(res.Hints, fmt.Sprintf("%s is left in place: remove it (git rm -r %s) once the team has switched", src, src))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var written []string
+	for _, w := range plan {
+		if err := s.root.MkdirAll(path.Dir(w.dst), 0o755); err != nil {
+			return nil, err
+		}
+		if err := s.writeFile(w.dst, w.data); err != nil {
+			return nil, err
+		}
+		*w.list = append(*w.list, w.dst)
+		written = append(written, w.dst)
+	}
 	if len(written) == 0 {
 		return res, nil
 	}

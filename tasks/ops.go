@@ -301,6 +301,10 @@ func (s *Store) Search(query, status string, limit int) (*SearchResult, error) {
 	if q == "" {
 		return nil, fault.Usagef("Missing required parameter: query")
 	}
+	// The answer repeats the query.
+	if len(query) > fault.MaxQuote {
+		return nil, fault.Usagef("a query is at most %d bytes (this one is %d)", fault.MaxQuote, len(query))
+	}
 	all, g, err := s.active()
 	if err != nil {
 		return nil, err

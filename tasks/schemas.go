@@ -20,6 +20,7 @@ func init() {
 		schemas.Entry{Name: "task-split", Tag: "gloss-task-split/v1", Description: "A task split into members (task_split).", Type: schemas.TypeOf[SplitResult]()},
 		schemas.Entry{Name: "task-settle", Tag: "gloss-task-settle/v1", Description: "Finished agent runs settled.", Type: schemas.TypeOf[SettleResult]()},
 		schemas.Entry{Name: "task-watch", Tag: "gloss-task-watch/v1", Description: "Whether the task watcher runs (task_watch_status).", Type: schemas.TypeOf[WatchStatus]()},
+		schemas.Entry{Name: "task-checks", Tag: "gloss-task-checks/v1", Description: "The team's checks a run must pass to land, and their approval in this clone.", Type: schemas.TypeOf[ChecksResult]()},
 		schemas.Entry{Name: "task-import", Tag: "gloss-task-import/v1", Description: "What git gloss task import brought over from Chant.", Type: schemas.TypeOf[ImportResult]()},
 	)
 }

@@ -73,6 +73,7 @@ type Task struct {
 	ModTime  time.Time `json:"-"`
 	fm       *yaml.Node
 	parseErr error
+	run      string // the run branch that holds the task's state until it lands ("" when none)
 }
 
 // Settings is the [tasks] table of .gloss/config.toml.
@@ -82,6 +83,11 @@ type Settings struct {
 	AutoCommit *bool `toml:"auto_commit"`
 	// Lint thresholds and vocabulary.
 	Lint LintSettings `toml:"lint"`
+	// Checks a run must pass to land: name = command (see checks.go for
+	// why each runs only once the person approved its exact text).
+	Checks map[string]string `toml:"checks"`
+	// CheckTimeout bounds each check (a Go duration; default 30m).
+	CheckTimeout string `toml:"check_timeout"`
 }
 
 // Store is the tasks of one repository.
@@ -176,6 +182,7 @@ func (s *Store) load() ([]*Task, error) {
 		return nil, err
 	}
 	slices.SortFunc(out, func(a, b *Task) int { return CompareIDs(a.ID, b.ID) })
+	s.overlayRuns(out)
 	return out, nil
 }
 
@@ -241,7 +248,12 @@ func (s *Store) read(p string) (*Task, error) {
 			parseErr: fmt.Errorf("%s is a symbolic link; task files must be regular files", p)}
 		return t, nil
 	}
-	f, err := s.root.Open(p)
+	f, err := safepath.OpenRegular(s.root, p)
+	if errors.Is(err, safepath.ErrNotRegular) {
+		// A named pipe would block every task command: listed with a
+		// problem, never opened for reading.
+		return &Task{ID: strings.TrimSuffix(path.Base(p), ".md"), Path: p, Status: "pending", Type: "code", parseErr: err}, nil
+	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fault.NotFoundf("task file %s not found", p)

@@ -28,7 +28,10 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
-	fx.Commit("initial", map[string]string{"README.md": "project\n"})
+	// The team's check: the run's work is committed (a real team would
+	// name its tests). This clone approved it, as a person would.
+	fx.Commit("initial", map[string]string{"README.md": "project\n", ".gloss/config.toml": "[tasks.checks]\ncommitted = \"git diff --quiet HEAD\"\n"})
+	fx.Git("config", "--local", "--add", "gloss.approvedCheck", "git diff --quiet HEAD")
 	fx.MustGloss("init", "--no-mcp")
 	return openEnv(t, fx)
 }

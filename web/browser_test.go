@@ -84,7 +84,9 @@ func newBrowser(t *testing.T, exe string) *browser {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 90*time.Second)
+	// The whole drive, every page and interaction: on a shared 2-core
+	// machine under load it takes minutes, not the 30 s it takes idle.
+	ctx, cancelC := context.WithTimeout(ctx, 5*time.Minute)
 	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
 	b := &browser{ctx: ctx}
 	if err := chromedp.Do(ctx); err != nil { // start the browser

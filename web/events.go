@@ -1,7 +1,7 @@
 package web
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -46,38 +46,54 @@ func sse(w http.ResponseWriter) (send func(event, data string) error, ok bool) {
 	}, true
 }
 
+// tooManyStreams refuses a stream beyond maxStreams.
+func tooManyStreams(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "5")
+	refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("too many open event streams (%d): close a board or a task page", maxStreams))
+}
+
 // taskEvents streams the task list (task list --json) each time it
-// changes; the board page redraws itself from it.
+// changes; the board page redraws itself from it. Every stream of the
+// same list shares one feed.
 func (s *Server) taskEvents(w http.ResponseWriter, r *http.Request) {
+	if !s.streams.acquire() {
+		tooManyStreams(w)
+		return
+	}
+	defer s.streams.release()
+	status, limit := r.URL.Query().Get("status"), intParam(r, "limit", 50)
+	updates, stop := s.streams.subscribe(fmt.Sprintf("tasks\x00%s\x00%d", status, limit), func(ctx context.Context) ([]byte, error) {
+		return s.taskListJSON(ctx, status, limit)
+	})
+	defer stop()
 	send, ok := sse(w)
 	if !ok {
 		return
 	}
-	var last []byte
-	tick := time.NewTicker(pollEvery)
-	defer tick.Stop()
 	for {
-		if data, err := s.taskListJSON(r); err == nil && !bytes.Equal(data, last) {
-			last = data
+		select {
+		case <-r.Context().Done():
+			return
+		case data := <-updates:
 			if send("tasks", string(data)) != nil {
 				return
 			}
 		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-tick.C:
-		}
 	}
 }
 
-func (s *Server) taskListJSON(r *http.Request) ([]byte, error) {
+func (s *Server) taskListJSON(ctx context.Context, status string, limit int) ([]byte, error) {
 	repo, err := gitops.Open(s.dir)
 	if err != nil {
 		return nil, err
 	}
 	defer repo.Close()
-	l, err := listTasks(r, repo)
+	ts, err := tasks.Open(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	defer ts.Close()
+	l, err := ts.List(status, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +121,11 @@ func (s *Server) taskLog(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	if !s.streams.acquire() {
+		tooManyStreams(w)
+		return
+	}
+	defer s.streams.release()
 	send, ok := sse(w)
 	if !ok {
 		return

@@ -47,6 +47,8 @@ type Server struct {
 	mu     sync.Mutex
 	hosts  map[string]bool // Host header values accepted
 	cookie string          // the token cookie's name
+
+	streams streams // the open event streams and their shared feeds
 }
 
 // New returns a server for the repository at dir with a fresh random

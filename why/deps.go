@@ -58,6 +58,9 @@ func init() {
 // Deps finds the regions whose records declared a dependency on path (and
 // anchor).
 func Deps(ctx context.Context, repo *gitops.Repo, q DepsQuery) (*DepsResult, error) {
+	if err := checkAnchor(q.Anchor); err != nil {
+		return nil, err
+	}
 	p, err := cleanRel(repo, q.Path)
 	if err != nil {
 		return nil, err

@@ -60,6 +60,9 @@ const historyScanLimit = 2000
 // History returns the annotated changes of a file (or of one anchor in it),
 // the newest Limit of them, in chronological order.
 func History(ctx context.Context, repo *gitops.Repo, q HistoryQuery) (*HistoryResult, error) {
+	if err := checkAnchor(q.Anchor); err != nil {
+		return nil, err
+	}
 	p, err := cleanRel(repo, q.Path)
 	if err != nil {
 		return nil, err

@@ -132,6 +132,18 @@ func init() {
 // function or a ref comes near it.
 const maxAnchor = 1024
 
+// checkAnchor refuses an anchor or revision longer than maxAnchor: every
+// answer repeats its query, and a huge one would come back whole, more
+// than once.
+func checkAnchor(names ...string) error {
+	for _, n := range names {
+		if len(n) > maxAnchor {
+			return fault.Usagef("an anchor or a revision is at most %d bytes", maxAnchor)
+		}
+	}
+	return nil
+}
+
 // Read answers a query.
 func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) {
 	r, err := read(ctx, repo, q)
@@ -203,10 +215,6 @@ func (q Query) check() error {
 		return fault.Usagef("max_tokens must not be negative")
 	case q.Lines != nil && (q.Lines.Start < 1 || q.Lines.End < q.Lines.Start):
 		return fault.Usagef("invalid line range %d:%d", q.Lines.Start, q.Lines.End)
-	case len(q.Anchor) > maxAnchor || len(q.Rev) > maxAnchor:
-		// The answer repeats the query: a huge anchor or revision would
-		// come back whole, more than once.
-		return fault.Usagef("an anchor or a revision is at most %d bytes", maxAnchor)
 	}
-	return nil
+	return checkAnchor(q.Anchor, q.Rev)
 }

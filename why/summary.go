@@ -56,6 +56,9 @@ func Summary(ctx context.Context, repo *gitops.Repo, q SummaryQuery) (*SummaryRe
 	if strings.TrimSpace(q.Path) == "" {
 		return nil, fault.Usagef("a path is required (use . for the whole repository)")
 	}
+	if err := checkAnchor(q.Anchor); err != nil {
+		return nil, err
+	}
 	p, err := cleanRel(repo, strings.TrimSpace(q.Path))
 	if err != nil {
 		return nil, err
