@@ -638,4 +638,3 @@ func DeliveryRecipeFor(ctx context.Context, src string) (DeliveryRecipe, bool) {
 	}
 	return DeliveryRecipe{}, false
 }
-
