@@ -65,11 +65,12 @@ test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
 	cd web/js && npm ci --no-audit --no-fund --silent
 	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
+	cd tests/ci-lint && npm ci --no-audit --no-fund --silent
 	cd tests/lsp-client && npm ci --no-audit --no-fund --silent
 	cd editors/vscode && npm ci --no-audit --no-fund --silent
 	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
-	VERSION=$(VERSION) ./scripts/dist.sh
+	VERSION=$(VERSION) GLOSS_DIST_YES=1 ./scripts/dist.sh
 	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) GLOSS_DIST_ARCHIVE=$(DIST_ARCHIVE) \
 		go test -count=1 -timeout 15m -bench . -benchtime 1x ./...
 	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
@@ -101,8 +102,11 @@ bench: build
 # Self-contained release archives in dist/ (static libgit2 and C library,
 # the web view's scripts built in, a man page, SHA256SUMS); ARCHES="amd64
 # arm64" cross-compiles arm64 too.
+# The first run builds a static libgit2 per architecture (minutes; it asks
+# before installing what that needs, YES=1 consents where nothing can ask);
+# later runs reuse it.
 dist: deps web-assets
-	./scripts/dist.sh $(ARCHES)
+	$(if $(YES),GLOSS_DIST_YES=1) ./scripts/dist.sh $(ARCHES)
 
 # Installs git-gloss and its man page (PREFIX defaults to /usr/local for
 # root, ~/.local otherwise): from dist/ when an archive is there, else

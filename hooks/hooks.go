@@ -12,6 +12,7 @@ package hooks
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,7 @@ import (
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/reconcile"
+	"github.com/gloss-dev/gloss/review"
 	"github.com/gloss-dev/gloss/runenv"
 	"github.com/gloss-dev/gloss/setup"
 )
@@ -62,16 +64,17 @@ func (b *Block) Error() string { return b.Message }
 // handlers maps a hook name to the work it does, in order. Capabilities
 // are wired in here, in one place.
 var handlers = map[string][]Handler{
-	setup.PrepareCommitMsg: {noteSquash},
+	setup.PrepareCommitMsg: {noteSquash, addShareTrailer},
 	setup.PostCommit:       {postCommit},
 	setup.PrePush:          {validatePushInput, checkSpecs},
 	setup.PostRewrite:      {finishRewritten, carryAnnotations, carryAttribution},
 }
 
 // nothingToDo tells, before the repository is opened, that a hook has no
-// work this time: every commit runs prepare-commit-msg, and its one
-// handler only acts after a `git merge --squash`. A handler added to such
-// a hook must extend its check.
+// work this time: every commit runs prepare-commit-msg, and its handlers
+// only act after a `git merge --squash` or when the team turned the
+// AI-Share trailer on. A handler added to such a hook must extend its
+// check.
 var nothingToDo = map[string]func(dir string, args []string) bool{
 	setup.PrepareCommitMsg: func(dir string, args []string) bool {
 		// git passes the message file, in the git dir where a squash
@@ -84,8 +87,16 @@ var nothingToDo = map[string]func(dir string, args []string) bool{
 			msg = filepath.Join(dir, msg)
 		}
 		_, err := os.Stat(filepath.Join(filepath.Dir(msg), "SQUASH_MSG"))
-		return errors.Is(err, fs.ErrNotExist)
+		return errors.Is(err, fs.ErrNotExist) && !mentionsTrailer(dir)
 	},
+}
+
+// mentionsTrailer is the cheap first look for the AI-Share setting: the
+// team file (git runs hooks at the top of the working tree) names it.
+// The handler then reads the file properly.
+func mentionsTrailer(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, ".gloss", "config.toml"))
+	return err == nil && bytes.Contains(data, []byte(review.TrailerSetting))
 }
 
 // Known reports whether gloss has a hook of this name.
@@ -404,6 +415,23 @@ func postCommit(ctx context.Context, inv *Invocation) error {
 // noteSquash remembers the commits of a squash merge for post-commit.
 func noteSquash(ctx context.Context, inv *Invocation) error {
 	return annotate.PrepareCommitMsg(ctx, inv.Repo)
+}
+
+// addShareTrailer adds the AI-Share trailer to the message when the team
+// turned it on ([review] ai_share_trailer in .gloss/config.toml).
+func addShareTrailer(ctx context.Context, inv *Invocation) error {
+	if len(inv.Args) == 0 {
+		return nil
+	}
+	msg, err := filepath.Abs(inv.Args[0])
+	if err != nil {
+		return err
+	}
+	source := ""
+	if len(inv.Args) > 1 {
+		source = inv.Args[1]
+	}
+	return review.AddTrailer(ctx, inv.Repo, msg, source)
 }
 
 // annotator is the personal annotator command, from git config only:

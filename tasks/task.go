@@ -265,20 +265,28 @@ func (s *Store) read(p string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{ID: strings.TrimSuffix(path.Base(p), ".md"), Path: p}
+	t := Parse(p, data)
 	if st, err := f.Stat(); err == nil {
 		t.ModTime = st.ModTime()
 	}
+	return t, nil
+}
+
+// Parse reads a task file's bytes (from the working tree, or from a
+// commit, as a review of a range does). A file whose frontmatter does not
+// parse gives a pending task with the problem kept.
+func Parse(p string, data []byte) *Task {
+	t := &Task{ID: strings.TrimSuffix(path.Base(p), ".md"), Path: p}
 	doc, err := frontmatter.Parse(data)
 	if err != nil {
 		t.parseErr = err
 		t.Body = data
 		t.Status, t.Type = "pending", "code"
-		return t, nil
+		return t
 	}
 	t.fm, t.Body = doc.FM, doc.Body
 	t.decode()
-	return t, nil
+	return t
 }
 
 // problem says why a task file cannot be used: "" when it parses.
