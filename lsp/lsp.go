@@ -109,7 +109,18 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	}
 	cancel()
 	s.closeRepos()
-	_ = conn.Close()
+	// Closing waits for the handlers in flight; after exit, an answer
+	// nobody will read must not hold the process (a second at most).
+	closed := make(chan struct{})
+	go func() {
+		_ = conn.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(time.Second):
+		s.log.Warn("closing the connection took over a second; leaving it")
+	}
 	return err
 }
 
@@ -139,12 +150,12 @@ func (s *server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	if len(p.InitializationOptions) > 0 {
 		s.settings = s.settings.merge(p.InitializationOptions, s.log)
 	}
-	sync := protocol.TextDocumentSyncKindFull
+	full := protocol.TextDocumentSyncKindFull
 	yes := true
 	no := false
 	res := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
-			TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &sync,
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &full,
 				Save: protocol.Boolean(true)},
 			HoverProvider:          protocol.Boolean(true),
 			CodeLensProvider:       &protocol.CodeLensOptions{ResolveProvider: &no},

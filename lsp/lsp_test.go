@@ -2,7 +2,10 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -199,4 +202,64 @@ func TestUnsavedEditInsideAConstrainedFunction(t *testing.T) {
 	// An edit in Tax, which has no decision, says nothing.
 	s.change(u, 3, strings.Replace(shopV2, "total / 5", "total / 4", 1))
 	s.diagnostics(u, func(d []protocol.Diagnostic) bool { return len(d) == 0 })
+}
+
+// TestHoverLinksToServe: while git gloss serve runs for the repository,
+// the hover links to the file's page there; once it stops, it does not.
+func TestHoverLinksToServe(t *testing.T) {
+	t.Parallel()
+	fx := newShop(t)
+	serve := fx.Command(fixtures.Binary(t), "serve")
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	info := filepath.Join(fx.Dir, ".git", "gloss", "serve.json")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(info); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = serve.Process.Kill()
+			t.Fatal("git gloss serve left no .git/gloss/serve.json")
+		}
+	}
+	s := startSession(t, fx, "")
+	u := s.open(fx, "shop.go", shopV2)
+	md := s.mustHover(u, 7)
+	if !strings.Contains(md, "(http://127.0.0.1:") || !strings.Contains(md, "/file/shop.go?token=") || !strings.Contains(md, "#L7)") {
+		t.Errorf("hover lacks the link to serve's page of the file:\n%s", md)
+	}
+	_ = serve.Process.Signal(syscall.SIGTERM)
+	_ = serve.Wait()
+	if _, err := os.Stat(info); !os.IsNotExist(err) {
+		t.Errorf("serve.json is still there after serve stopped: %v", err)
+	}
+	if md := s.mustHover(u, 7); strings.Contains(md, "127.0.0.1") {
+		t.Errorf("hover still links to a serve that stopped:\n%s", md)
+	}
+}
+
+// TestSpecDrift: a file whose spec drifted says so, at information level,
+// and the hover names the spec.
+func TestSpecDrift(t *testing.T) {
+	t.Parallel()
+	fx := newShop(t)
+	fx.MustGloss("spec", "new", "shop", "--govern", "shop.go")
+	fx.Git("add", ".gloss")
+	fx.Git("commit", "-q", "-m", "spec: shop")
+	fx.MustGloss("spec", "mark", "shop.go")
+	fx.Commit("shop: tax is a quarter", map[string]string{"shop.go": strings.Replace(shopV2, "total / 5", "total / 4", 1)})
+	if out := fx.MustGloss("spec", "status", "--json"); !strings.Contains(out, `"drifted"`) {
+		t.Fatalf("the spec should have drifted: %s", out)
+	}
+	s := startSession(t, fx, "")
+	u := s.open(fx, "shop.go", fx.Read("shop.go"))
+	d := s.diagnostics(u, func(d []protocol.Diagnostic) bool { return len(d) > 0 })
+	msg, _ := d[0].Message.(protocol.String)
+	if len(d) != 1 || d[0].Severity != protocol.DiagnosticSeverityInformation || !strings.Contains(string(msg), ".gloss/specs/shop.spec.yaml") || !strings.Contains(string(msg), "drifted") {
+		t.Errorf("want one information diagnostic naming the drifted spec, got %+v", d)
+	}
+	if md := s.mustHover(u, 14); !strings.Contains(md, "spec `.gloss/specs/shop.spec.yaml` governs this file — **drifted**") {
+		t.Errorf("hover does not name the drifted spec:\n%s", md)
+	}
 }
