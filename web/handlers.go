@@ -163,6 +163,7 @@ type fileData struct {
 	Dir         string
 	HunksHTML   template.HTML
 	Binary      bool
+	Predates    int // lines whose writer gloss never recorded (history before gloss)
 }
 
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
@@ -268,7 +269,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		s.page(w, r, "stats", view{Title: "Who wrote the code", Nav: "overview", Data: statsData{Query: q, Stats: st}}, st)
+		s.page(w, r, "stats", view{Title: "Who wrote the code", Nav: "stats", Data: statsData{Query: q, Stats: st}}, st)
 		return nil
 	})
 }
@@ -373,7 +374,13 @@ func (s *Server) specDiff(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		s.page(w, r, "specdiff", view{Title: "Spec " + d.SpecPath, Nav: "specs", Data: specDiffData{Base: base, Diff: d}}, d)
+		// The diff is coloured by highlight.js's diff grammar when make
+		// built it in (additions green, deletions red, hunk headers blue).
+		var sc []string
+		if d.Diff != "" && hasAsset(codeScripts[0]) {
+			sc = codeScripts
+		}
+		s.page(w, r, "specdiff", view{Title: "Spec " + d.SpecPath, Nav: "specs", Scripts: sc, Data: specDiffData{Base: base, Diff: d}}, d)
 		return nil
 	})
 }
@@ -462,7 +469,10 @@ func (s *Server) task(w http.ResponseWriter, r *http.Request) {
 		if lg, err := ts.Log(t.ID, 200, 0, ""); err == nil {
 			d.Log = lg
 		}
-		s.page(w, r, "task", view{Title: t.ID + " " + t.Title, Nav: "tasks", Scripts: []string{"task.js"}, Data: d}, t)
+		// The description is markdown, rendered in the browser like a
+		// note's (shown as its source without the scripts).
+		sc := append(noteScripts(true, fences(string(t.Body)), hasAsset), "task.js")
+		s.page(w, r, "task", view{Title: t.ID + " " + t.Title, Nav: "tasks", Scripts: sc, Data: d}, t)
 		return nil
 	})
 }
