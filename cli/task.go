@@ -124,7 +124,7 @@ func printTaskTable(s *styler, items []tasks.Summary) {
 		if t.Problem != "" {
 			title = s.red("invalid file: " + t.Problem)
 		}
-		s.printf("%-24s %-26s %s%s\n", t.ID, statusOf(s, t.Status), title, deps)
+		s.printf("%-24s %-26s %s%s\n", t.ID, statusOf(s, t.EffectiveStatus), title, deps)
 	}
 }
 
@@ -304,7 +304,7 @@ func (c *TaskSearchCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		return g.emit(res, func(st *styler) { printTaskTable(st, res.Results) })
+		return g.emit(res, func(st *styler) { printTaskTable(st, res) })
 	})
 }
 

@@ -52,19 +52,22 @@ var (
 
 // Task is one work item.
 type Task struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	Status      string    `json:"status"`
-	Type        string    `json:"type"`
-	DependsOn   []string  `json:"depends_on"`
-	Labels      []string  `json:"labels"`
-	TargetFiles []string  `json:"target_files,omitempty"`
-	Context     []string  `json:"context,omitempty"`
-	Prompt      string    `json:"prompt,omitempty"`
-	Branch      string    `json:"branch,omitempty"`
-	Commits     []string  `json:"commits,omitempty"`
-	CompletedAt string    `json:"completed_at,omitempty"`
-	Model       string    `json:"model,omitempty"`
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Status    string   `json:"status"`
+	Type      string   `json:"type"`
+	DependsOn []string `json:"depends_on"`
+	Labels    []string `json:"labels"`
+	// Every key Chant's chant_spec_get sends is there, absent values
+	// empty ([] or "") where Chant sends null: gloss's outputs hold no null
+	// (one type per member, see schemas/nonull.go).
+	TargetFiles []string  `json:"target_files"`
+	Context     []string  `json:"context"`
+	Prompt      string    `json:"prompt"`
+	Branch      string    `json:"branch"`
+	Commits     []string  `json:"commits"`
+	CompletedAt string    `json:"completed_at"`
+	Model       string    `json:"model"`
 	Approval    *Approval `json:"approval,omitempty" jsonschema:"Chant's approval gate: required and not approved, a pending task is blocked"`
 
 	Path     string    `json:"-"` // repository-relative

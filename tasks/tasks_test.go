@@ -256,8 +256,8 @@ func TestLintVerifySearchStatusDiagnose(t *testing.T) {
 		t.Errorf("verify = %+v", v)
 	}
 	found, _ := e.s.Search("RETRY", "", 0)
-	if len(found.Results) != 1 || found.Results[0].ID != good {
-		t.Errorf("search = %+v", found.Results)
+	if len(found) != 1 || found[0].ID != good {
+		t.Errorf("search = %+v", found)
 	}
 	st, _ := e.s.Status(true, true)
 	if st.Total != 2 || st.Brief != "2 pending" || st.Ready != 2 {
@@ -342,7 +342,7 @@ func TestBadInputAndBrokenFiles(t *testing.T) {
 	for _, s := range list.Tasks {
 		if _, bad := broken[s.ID]; bad {
 			problems++
-			if s.Problem == "" || s.Status == "ready" {
+			if s.Problem == "" || s.EffectiveStatus == "ready" {
 				t.Errorf("broken task listed as %+v", s)
 			}
 		}

@@ -131,8 +131,8 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 			if ts, err := tasks.Open(r.Context(), repo); err == nil {
 				if l, err := ts.List("", 0); err == nil {
 					for _, t := range l.Tasks {
-						d.Tasks[t.Status]++
-						if t.Status == "ready" {
+						d.Tasks[t.EffectiveStatus]++
+						if t.EffectiveStatus == "ready" {
 							d.Ready = append(d.Ready, t)
 						}
 					}
@@ -401,7 +401,7 @@ type boardData struct {
 func board(l *tasks.ListResult) boardData {
 	by := map[string][]tasks.Summary{}
 	for _, t := range l.Tasks {
-		by[t.Status] = append(by[t.Status], t)
+		by[t.EffectiveStatus] = append(by[t.EffectiveStatus], t)
 	}
 	d := boardData{Total: l.Total}
 	for _, st := range boardOrder {
