@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/config"
@@ -361,9 +362,21 @@ type placed struct {
 // inForce reads what is in force in each edited region, each record once,
 // ranked across the regions as a read ranks them: decisions first
 // (constraints and rejected alternatives, then risks), then by score.
+//
+// A whole read blames the lines; on a large file the cache has not seen
+// yet, that can take longer than the hook's time. So the reads get most of
+// it, and what they did not finish is answered with the records bound to
+// the code alone (no blame): the decisions of the functions, the file and
+// its directories still reach the agent.
 func inForce(ctx context.Context, repo *gitops.Repo, regions []region) []placed {
 	var out []placed
 	seen := map[string]bool{}
+	full := ctx
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		full, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)*6/10))
+		defer cancel()
+	}
 	for _, rg := range regions {
 		if ctx.Err() != nil {
 			break
@@ -372,7 +385,16 @@ func inForce(ctx context.Context, repo *gitops.Repo, regions []region) []placed 
 		if rg.lines != nil && rg.lines.End > 0 {
 			q.Lines = &annotate.Lines{Start: rg.lines.Start, End: rg.lines.End}
 		}
-		res, err := why.Read(ctx, repo, q)
+		q.BoundOnly = full.Err() != nil
+		rctx := full
+		if q.BoundOnly {
+			rctx = ctx
+		}
+		res, err := why.Read(rctx, repo, q)
+		if err != nil && full.Err() != nil && ctx.Err() == nil {
+			q.BoundOnly = true
+			res, err = why.Read(ctx, repo, q)
+		}
 		if err != nil {
 			continue
 		}

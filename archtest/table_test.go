@@ -102,6 +102,7 @@ var table = map[string]row{
 	"bench":                {rank: tooling, imports: []string{"annotate", "atomicfile", "attribution", "fixtures", "gitops", "notes", "reconcile", "treesitter", "why"}},
 	"bench/cmd/agenthooks": {rank: tooling, imports: []string{"bench"}},
 	"bench/cmd/compare":    {rank: tooling, imports: []string{"bench", "fixtures"}},
+	"bench/cmd/delivery":   {rank: tooling, imports: []string{"bench"}},
 	"bench/cmd/mcpcalls":   {rank: tooling, imports: []string{"bench"}},
 	"bench/cmd/recipe":     {rank: tooling, imports: []string{"bench", "fixtures"}},
 	"tests/agent-e2e":      {rank: tooling},
