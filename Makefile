@@ -99,11 +99,14 @@ lint: deps
 # of git/git at 3f664917 (docs/speed.md). Each recipe prints, in one run
 # beside git: the first and the warm `read --anchor`, what the hooks add to
 # a 10-file commit, and gloss_read's p50 over 300 calls in one MCP session.
+# DELIVERY="<clone of fzf> <clone of flask>" adds the delivery benchmark of
+# decisions on real history (docs/speed.md#decisions-reach-the-agent).
 bench: build
 	go test -run '^$$' -bench . -benchtime 20x ./...
 	go run ./bench/cmd/compare
 	go run ./bench/cmd/recipe -generated
 	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO))
+	$(if $(DELIVERY),go run ./bench/cmd/delivery $(foreach r,$(DELIVERY),-src $(r)))
 
 # Self-contained release archives in dist/ (static libgit2 and C library,
 # the web view's scripts built in, a man page, SHA256SUMS); ARCHES="amd64

@@ -234,6 +234,9 @@ func openNotebook(ctx context.Context, repo *gitops.Repo) *notebook.Notebook {
 type region struct {
 	file  string
 	lines *LineRange
+	// content is the file as the edit finds it, when the hook read it:
+	// the read answers from it instead of reading the file again.
+	content []byte
 }
 
 // editRegions finds, in today's files, the regions an edit is about to
@@ -270,11 +273,11 @@ func editRegions(repo *gitops.Repo, p *Payload) []region {
 		}
 		rs, whole := beforeRanges(string(data), op)
 		if whole {
-			out = append(out, region{file: rel})
+			out = append(out, region{file: rel, content: data})
 			continue
 		}
 		for _, r := range rs {
-			out = append(out, region{file: rel, lines: &r})
+			out = append(out, region{file: rel, lines: &r, content: data})
 		}
 	}
 	return append(out, moved...)
@@ -381,7 +384,9 @@ func inForce(ctx context.Context, repo *gitops.Repo, regions []region) []placed 
 		if ctx.Err() != nil {
 			break
 		}
-		q := why.Query{Path: rg.file}
+		// The file as the hook read it: its lines are blamed against HEAD
+		// in process, without reading it again or running git diff.
+		q := why.Query{Path: rg.file, Content: rg.content}
 		if rg.lines != nil && rg.lines.End > 0 {
 			q.Lines = &annotate.Lines{Start: rg.lines.Start, End: rg.lines.End}
 		}

@@ -273,3 +273,35 @@ func TestBoundOnlyAnswersWithoutBlame(t *testing.T) {
 		t.Errorf("bound only answered %d regions (the full read %d) after blaming %d commits", len(bound.Regions), len(full.Regions), bound.Stats.BlamedCommits)
 	}
 }
+
+// TestDecisionsFollowSyncAndForget: a decision recorded in one clone
+// reaches a read in another after both sync (the decisions index follows
+// the notes ref a sync moves), and leaves it after the first forgets it
+// and both sync again.
+func TestDecisionsFollowSyncAndForget(t *testing.T) {
+	bare := fixtures.NewBare(t)
+	a := newRepo(t)
+	a.Commit("text: width", map[string]string{"text/width.go": widthV1})
+	a.Git("remote", "add", "origin", bare)
+	a.Git("push", "-q", "origin", "main")
+	b := fixtures.Clone(t, bare)
+	b.MustGloss("init", "--no-mcp")
+	line := fmt.Sprintf("%d:%d", lineOf(t, widthV1, "n += runeWidth(r)"), lineOf(t, widthV1, "n += runeWidth(r)"))
+	// B reads first: its index is built before the decision exists.
+	if regionWith(readJSON(t, b, "text/width.go", "--lines", line), widthConstraint) != nil {
+		t.Fatal("a decision before it was recorded")
+	}
+	a.MustGloss("annotate", "--commit", "HEAD~0", "--file", "text/width.go", "--anchor", "Width", "--constraint", widthConstraint)
+	a.MustGloss("sync", "origin")
+	b.MustGloss("sync", "origin")
+	r := regionWith(readJSON(t, b, "text/width.go", "--lines", line), widthConstraint)
+	if r == nil {
+		t.Fatal("the decision synced from the other clone is not in force")
+	}
+	a.MustGloss("forget", r.ID, "--reason", "recorded by mistake")
+	a.MustGloss("sync", "origin")
+	b.MustGloss("sync", "origin")
+	if regionWith(readJSON(t, b, "text/width.go", "--lines", line), widthConstraint) != nil {
+		t.Fatal("a forgotten decision is still in force after sync")
+	}
+}

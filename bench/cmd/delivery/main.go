@@ -73,8 +73,8 @@ func measure(src, binary string, runs int) error {
 		rc.Name, rc.Rev, r.Functions, r.AgeMedian.Hours()/24/365, r.LaterMedian)
 	fmt.Printf("  in force: %d of %d delivered (%.1f%%) at the default budget\n", r.Delivered, r.InForce, 100*float64(r.Delivered)/float64(max(r.InForce, 1)))
 	fmt.Printf("  retired (flagged, superseded, expired, deleted): %d of %d delivered\n", r.Leaked, r.Retired)
-	fmt.Printf("  pre-edit hook on %s (%d lines), warm, process start included: p50 %.1f ms, p95 %.1f ms (%d runs)\n",
-		r.LargestFile, r.LargestLines, ms(r.P50), ms(r.P95), r.Runs)
+	fmt.Printf("  pre-edit hook on %s (%d lines), warm, process start included: p50 %.1f ms, p95 %.1f ms wall, %.1f ms CPU p50 (%d runs)\n",
+		r.LargestFile, r.LargestLines, ms(r.P50), ms(r.P95), ms(r.CPU50), r.Runs)
 	for _, m := range r.Missed {
 		fmt.Printf("  missed: %s\n", m)
 	}
