@@ -31,7 +31,7 @@ func (cursorIDE) Hooks() HookSpec {
 			}
 			return h
 		},
-		Note:    "Cursor reads hooks.json when it starts: restart Cursor (Settings → Hooks lists them)",
+		Note: "Cursor reads hooks.json when it starts: restart Cursor (Settings → Hooks lists them)",
 	}
 }
 
