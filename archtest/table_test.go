@@ -87,7 +87,7 @@ var table = map[string]row{
 	// review composes the capabilities and forge's check into a pull
 	// request's report, and posts it: a team workflow on a forge, like forge.
 	"review": {rank: workflow, imports: []string{"agent", "annotate", "attribution", "buildinfo", "config", "fault", "forge", "gitops", "notes", "runenv", "schemas", "spec", "tasks", "why"}},
-	"setup":  {rank: workflow, imports: []string{"agent", "atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
+	"setup":  {rank: workflow, imports: []string{"agent", "atomicfile", "buildinfo", "capture", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
 	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "capture", "detach", "gitops", "guard", "reconcile", "review", "setup"}},
 	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "why"}},

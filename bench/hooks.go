@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/gitops"
 )
 
 // HookResult is what gloss's hooks (prepare-commit-msg and post-commit)
@@ -26,6 +27,15 @@ type HookResult struct {
 	WorkerLog             string        // the last worker line of hooks.log
 	Deferred              bool          // post-commit left the work to its worker
 	FilesLines, FileBytes int
+	// AfterUnhooked: each timed commit followed one made without the
+	// hooks (a GUI client, a teammate without gloss), on both sides; else
+	// one made with them.
+	AfterUnhooked bool
+	// DeferredRuns is how many timed hooked commits left their work to
+	// the worker (hooks.log says "deferred to the worker");
+	// UntimedDeferred how many of the others (the commits before, the
+	// warm-up).
+	DeferredRuns, UntimedDeferred int
 }
 
 // sourceExt are the files a hook bench changes: ones tree-sitter parses.
@@ -66,12 +76,23 @@ func (e *RecipeEnv) largestFiles(ctx context.Context, n int) ([]string, int, err
 // after each. Between runs, untimed, it waits for the post-commit worker
 // and the graph refresh it leaves, so that they never compete with a
 // timed commit.
-func (e *RecipeEnv) MeasureHooks(ctx context.Context, n, runs int) (HookResult, error) {
-	var r HookResult
+//
+// Before each timed commit it makes, untimed, a commit of the same files,
+// with the hooks or, afterUnhooked, without them: the cost of a hooked
+// commit after one gloss saw, and after one it did not (a GUI client, a
+// teammate without gloss). The files' blames at the start are cached
+// first, as a repository in use has them (its reads fill the cache).
+func (e *RecipeEnv) MeasureHooks(ctx context.Context, n, runs int, afterUnhooked bool) (HookResult, error) {
+	r := HookResult{AfterUnhooked: afterUnhooked}
+	logPath := filepath.Join(e.GitDir, "gloss", "hooks.log")
 	files, size, err := e.largestFiles(ctx, n)
 	if err != nil {
 		return r, err
 	}
+	if err := e.warmBlames(ctx, files); err != nil {
+		return r, err
+	}
+	deferredBefore := countDeferred(logPath)
 	r.Files, r.FileBytes = files, size
 	base, err := output(ctx, e.Dir, "git", "rev-parse", "HEAD")
 	if err != nil {
@@ -81,18 +102,21 @@ func (e *RecipeEnv) MeasureHooks(ctx context.Context, n, runs int) (HookResult, 
 	var with, without, withCPU, withoutCPU []time.Duration
 	for i := 0; i <= runs; i++ {
 		for _, hooks := range []bool{true, false} {
-			for _, f := range files {
-				p := filepath.Join(e.Dir, f)
-				data, err := os.ReadFile(p)
-				if err != nil {
-					return r, err
-				}
-				data = append(data, fmt.Sprintf("/* gloss hook bench %d %v */\n", i, hooks)...)
-				if err := os.WriteFile(p, data, 0o644); err != nil {
-					return r, err
-				}
+			if err := e.changeFiles(ctx, files, fmt.Sprintf("before %d %v", i, hooks)); err != nil {
+				return r, err
 			}
-			if err := run(ctx, e.Dir, "git", append([]string{"add", "--"}, files...)...); err != nil {
+			before := []string{"commit", "-q", "-m", "made with the hooks"}
+			if afterUnhooked {
+				before = []string{"-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "made without the hooks"}
+			}
+			if err := run(ctx, e.Dir, "git", before...); err != nil {
+				return r, err
+			}
+			if err := e.waitWorker(); err != nil {
+				return r, err
+			}
+			deferredUntimed := countDeferred(logPath)
+			if err := e.changeFiles(ctx, files, fmt.Sprintf("%d %v", i, hooks)); err != nil {
 				return r, err
 			}
 			args := []string{"commit", "-q", "-m", fmt.Sprintf("hook bench %d", i)}
@@ -105,6 +129,9 @@ func (e *RecipeEnv) MeasureHooks(ctx context.Context, n, runs int) (HookResult, 
 				return r, err
 			}
 			took := time.Since(start)
+			if countDeferred(logPath) > deferredUntimed && i > 0 {
+				r.DeferredRuns++
+			}
 			if err := e.waitWorker(); err != nil {
 				return r, err
 			}
@@ -127,7 +154,8 @@ func (e *RecipeEnv) MeasureHooks(ctx context.Context, n, runs int) (HookResult, 
 	if r.Without > 0 {
 		r.Ratio = float64(r.With) / float64(r.Without)
 	}
-	if log, err := os.ReadFile(filepath.Join(e.GitDir, "gloss", "hooks.log")); err == nil {
+	r.UntimedDeferred = countDeferred(logPath) - deferredBefore - r.DeferredRuns
+	if log, err := os.ReadFile(logPath); err == nil {
 		for _, l := range strings.Split(string(log), "\n") {
 			if strings.Contains(l, "post-commit worker") {
 				r.WorkerLog, r.Deferred = l, true
@@ -135,6 +163,48 @@ func (e *RecipeEnv) MeasureHooks(ctx context.Context, n, runs int) (HookResult, 
 		}
 	}
 	return r, nil
+}
+
+// warmBlames fills the blame cache of files at HEAD, as reading them
+// does.
+func (e *RecipeEnv) warmBlames(ctx context.Context, files []string) error {
+	repo, err := gitops.Open(e.Dir)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	for _, f := range files {
+		if _, err := repo.BlameCached(ctx, "HEAD", f, 0, 0); err != nil {
+			return err
+		}
+	}
+	return e.waitFills()
+}
+
+// changeFiles appends a comment line to each of files and stages them.
+func (e *RecipeEnv) changeFiles(ctx context.Context, files []string, tag string) error {
+	for _, f := range files {
+		p := filepath.Join(e.Dir, f)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		data = append(data, fmt.Sprintf("/* gloss hook bench %s */\n", tag)...)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return run(ctx, e.Dir, "git", append([]string{"add", "--"}, files...)...)
+}
+
+// countDeferred counts the post-commits hooks.log says deferred their
+// work to the worker.
+func countDeferred(logPath string) int {
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(data), "deferred to the worker")
 }
 
 // waitWorker waits until the post-commit queue is empty and no worker or

@@ -115,3 +115,32 @@ func Drain[T any](ctx context.Context, repo *gitops.Repo, commitOf func(*T) stri
 		}
 	}
 }
+
+// Backlog is the post-commit work waiting for the worker, as `git gloss
+// status` shows it.
+type Backlog struct {
+	// Commits are the commits whose annotation and attribution wait,
+	// oldest first.
+	Commits []string `json:"commits"`
+	// Running says a worker is running them now.
+	Running bool `json:"running"`
+}
+
+// QueueBacklog returns the queue's backlog. It takes no lock a worker
+// would wait for: it only tries the worker's.
+func QueueBacklog(repo *gitops.Repo) Backlog {
+	b := Backlog{Commits: Queued(repo)}
+	if b.Commits == nil {
+		b.Commits = []string{}
+	}
+	lock := filepath.Join(queueDir(repo), "worker.lock")
+	if _, err := os.Stat(lock); err != nil {
+		return b
+	}
+	unlock, ok, err := atomicfile.TryLock(lock)
+	if ok {
+		unlock()
+	}
+	b.Running = err == nil && !ok
+	return b
+}

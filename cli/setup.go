@@ -111,6 +111,16 @@ func printStatus(s *styler, st *setup.Status) {
 		s.printf("  %s = %s\n", k, st.Config.Personal[k])
 	}
 
+	if n := len(st.Backlog.Commits); n > 0 {
+		s.println()
+		s.println(s.bold("Background"))
+		state := "the worker runs now"
+		if !st.Backlog.Running {
+			state = "no worker runs: the next commit made with the hooks starts one"
+		}
+		s.printf("  %d commit(s) wait for their annotations and attribution %s\n", n, s.dim("("+state+")"))
+	}
+
 	if len(st.MCP) > 0 {
 		s.println()
 		s.println(s.bold("MCP"))

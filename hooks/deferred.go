@@ -51,6 +51,40 @@ func (inv *Invocation) deferred() bool {
 	return inv.deferIt
 }
 
+// A commit's share of the hooks stays bounded whatever came before it.
+// Its attribution reads the blame of each file it changed, derived from
+// the cache its parent left; a commit made without the hooks (a GUI
+// client, a teammate without gloss) leaves none, nor does a file no
+// hooked commit touched yet. The hook then derives the cache of up to
+// catchUpMax such commits (a diff each, gitops.CatchUpBlameCache); what
+// would still be blamed whole, past wholeBlameBudget bytes, waits: the
+// job goes to the worker, hooks.log says why, and `git gloss status`
+// shows it queued until the worker has run it.
+const (
+	catchUpMax       = 8
+	workerCatchUpMax = 256
+	wholeBlameBudget = 32 << 10
+)
+
+// waits reports whether job costs more than a commit should wait for,
+// deriving on the way the blame cache the commits before it did not
+// leave. gloss.deferHooks=false runs every job at once.
+func (inv *Invocation) waits(ctx context.Context, job *Job) bool {
+	switch strings.ToLower(strings.TrimSpace(inv.Config["gloss.deferhooks"])) {
+	case "false", "no", "off", "0":
+		return false
+	}
+	if job.Attribution == nil {
+		return false // no blame to read: the blame cache's update is a diff
+	}
+	gap, err := inv.Repo.CatchUpBlameCache(ctx, job.Commit, catchUpMax)
+	if err != nil || gap.Bytes <= wholeBlameBudget {
+		return false // the run reports the error, if it is one
+	}
+	inv.note = fmt.Sprintf("deferred to the worker: %d file(s), %d KiB, to blame whole", len(gap.Files), gap.Bytes>>10)
+	return true
+}
+
 // deferJob queues job and starts the worker. A job with nothing to do
 // but the blame cache (a commit inside a rebase) is not queued: the
 // worker's refresh covers it. A job the queue cannot keep is run now

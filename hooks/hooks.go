@@ -48,6 +48,9 @@ type Invocation struct {
 
 	deferOnce sync.Once
 	deferIt   bool
+	// note is said after the outcome in hooks.log (why a commit's work
+	// went to the worker).
+	note string
 }
 
 // Handler does one hook's work. An error fails nothing unless it is a
@@ -164,6 +167,9 @@ func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, 
 	case err != nil:
 		outcome = "error: " + err.Error()
 		fmt.Fprintf(stderr, "gloss: %s hook: %v (git continues; details in %s)\n", name, err, logPath(repo))
+	}
+	if inv.note != "" {
+		outcome += "; " + inv.note
 	}
 	logRun(repo, name, time.Since(start), outcome)
 	return code
@@ -355,7 +361,7 @@ func postCommit(ctx context.Context, inv *Invocation) error {
 		return err
 	}
 	p, err := prepareCommit(ctx, inv, head)
-	if inv.deferred() {
+	if inv.deferred() || inv.waits(ctx, p.job) {
 		err = errors.Join(err, deferJob(ctx, inv, p.job))
 	} else {
 		err = errors.Join(err, p.job.run(ctx, inv.Repo, false))

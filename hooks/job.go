@@ -115,7 +115,13 @@ func prepareCommit(ctx context.Context, inv *Invocation, head string) (*prepared
 // attribution with it, rather than be attributed without the carried
 // records.
 func (j *Job) run(ctx context.Context, repo *gitops.Repo, stop bool) error {
-	// The blame cache is a cache: a failure costs a later read time.
+	// The blame cache is a cache: a failure costs a later read time. A
+	// job the worker runs first derives the cache the commits before it
+	// did not leave (made without the hooks), however many: their diffs
+	// cost less than the whole blames the attribution would run.
+	if stop {
+		_, _ = repo.CatchUpBlameCache(ctx, j.Commit, workerCatchUpMax)
+	}
 	cacheErr := repo.UpdateBlameCache(ctx, j.Commit)
 	var errs []error
 	if j.Annotation != nil {

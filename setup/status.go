@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/gloss-dev/gloss/buildinfo"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/config"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
@@ -28,7 +29,10 @@ type Status struct {
 	// LastSync is this clone's last successful git gloss sync; absent
 	// when it never synced.
 	LastSync *notes.LastSync `json:"last_sync,omitempty"`
-	Hints    []string        `json:"hints"`
+	// Backlog is the commits whose annotation and attribution the hooks
+	// left to the background worker (a commit that would have waited).
+	Backlog capture.Backlog `json:"backlog"`
+	Hints   []string        `json:"hints"`
 }
 
 // RepoInfo locates the repository.
@@ -80,6 +84,7 @@ func CollectStatus(ctx context.Context, repo *gitops.Repo) (*Status, error) {
 		Hints:    []string{},
 		LastSync: notes.ReadLastSync(repo),
 	}
+	st.Backlog = capture.QueueBacklog(repo)
 	st.Repository.Head, _ = repo.Head()
 	st.Repository.Branch, _ = repo.HeadBranch()
 
