@@ -132,7 +132,15 @@ func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, 
 		fmt.Fprintf(stderr, "gloss: %s hook skipped: %v\n", name, err)
 		return 0
 	}
-	defer repo.Close()
+	// A handler cut off by the time limit still runs in its goroutine
+	// until the process exits: freeing the repository under it crashed
+	// the hook (SIGSEGV in libgit2). Only a finished run closes it.
+	finished := true
+	defer func() {
+		if finished {
+			repo.Close()
+		}
+	}()
 
 	inv := &Invocation{Name: name, Args: args, Repo: repo, Stderr: stderr, Config: map[string]string{}}
 	if stdin != nil && setup.HookReadsStdin(name) {
@@ -155,6 +163,7 @@ func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, 
 	err = guard.Run(ctx, guard.GitHooks, timeout, func(ctx context.Context) error { return runHandlers(ctx, inv) })
 	var late *guard.TimeoutError
 	if errors.As(err, &late) {
+		finished = false
 		err = fmt.Errorf("%w (raise git config gloss.hookTimeout)", err)
 	}
 
