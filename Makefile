@@ -58,6 +58,10 @@ demo: build
 # gloss the whole suite exercised through the real binary.
 COVER_BIN := $(CURDIR)/bin/cover/git-gloss
 COVER_DIR := $(CURDIR)/bin/cover/data
+# The tests' binaries have the test switches (fault injection, the MCP
+# debug tools, profiling: the glosstest tag); the release has none.
+TEST_TAGS := glosstest
+TEST_BIN  := $(CURDIR)/bin/test/git-gloss
 # tests/dist checks the release archive of this machine's architecture.
 DIST_ARCHIVE = $(CURDIR)/dist/git-gloss_$(VERSION)_linux_$(shell go env GOARCH).tar.gz
 
@@ -68,12 +72,13 @@ test: build lint
 	cd tests/ci-lint && npm ci --no-audit --no-fund --silent
 	cd tests/lsp-client && npm ci --no-audit --no-fund --silent
 	cd editors/vscode && npm ci --no-audit --no-fund --silent
-	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
+	go build -cover -coverpkg=./... -tags $(TEST_TAGS) -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
+	go build -tags $(TEST_TAGS) -ldflags "$(LDFLAGS)" -o $(TEST_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
 	VERSION=$(VERSION) GLOSS_DIST_YES=1 ./scripts/dist.sh
 	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) GLOSS_DIST_ARCHIVE=$(DIST_ARCHIVE) \
-		go test -count=1 -timeout 15m -bench . -benchtime 1x ./...
-	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
+		go test -tags $(TEST_TAGS) -count=1 -timeout 15m -bench . -benchtime 1x ./...
+	GLOSS_TEST_BINARY=$(TEST_BIN) go test -tags $(TEST_TAGS) -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
 	@go tool covdata textfmt -i $(COVER_DIR) -o $(COVER_DIR)/profile.txt
 	@printf 'integration coverage of the binary (statements the suite ran in git-gloss processes): %s\n' \
 		"$$(go tool cover -func $(COVER_DIR)/profile.txt | awk '/^total:/ { print $$NF }')"
@@ -82,6 +87,7 @@ lint: deps
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 		if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
+	go vet -tags glosstest ./cmd/... ./fault/ ./guard/ ./mcp/
 	@command -v staticcheck >/dev/null 2>&1 || go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	staticcheck ./...
 
@@ -93,11 +99,14 @@ lint: deps
 # of git/git at 3f664917 (docs/speed.md). Each recipe prints, in one run
 # beside git: the first and the warm `read --anchor`, what the hooks add to
 # a 10-file commit, and gloss_read's p50 over 300 calls in one MCP session.
+# DELIVERY="<clone of fzf> <clone of flask>" adds the delivery benchmark of
+# decisions on real history (docs/speed.md#decisions-reach-the-agent).
 bench: build
 	go test -run '^$$' -bench . -benchtime 20x ./...
 	go run ./bench/cmd/compare
 	go run ./bench/cmd/recipe -generated
 	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO))
+	$(if $(DELIVERY),go run ./bench/cmd/delivery $(foreach r,$(DELIVERY),-src $(r)))
 
 # Self-contained release archives in dist/ (static libgit2 and C library,
 # the web view's scripts built in, a man page, SHA256SUMS); ARCHES="amd64

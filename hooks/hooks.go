@@ -20,7 +20,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -30,9 +29,9 @@ import (
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/guard"
 	"github.com/gloss-dev/gloss/reconcile"
 	"github.com/gloss-dev/gloss/review"
-	"github.com/gloss-dev/gloss/runenv"
 	"github.com/gloss-dev/gloss/setup"
 )
 
@@ -114,16 +113,11 @@ var defaultTimeout = map[string]time.Duration{
 	setup.PostRewrite:      10 * time.Second,
 }
 
-// EnvFault injects a failure into the hook runner, for tests of the rules
-// above: "error", "panic", or "sleep" (longer than any time limit). It can
-// only make gloss fail; it never makes it run anything.
-const EnvFault = runenv.HookFault
-
 // Run runs hook name in the repository at dir ("" for the current
 // directory) and returns its exit code. It never returns non-zero except
 // for a pre-push Block.
 func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, stderr io.Writer) int {
-	if os.Getenv(gitops.EnvInternal) != "" {
+	if guard.Reentered() {
 		return 0 // a git command run by gloss itself: do not recurse
 	}
 	if idle, ok := nothingToDo[name]; ok && idle(dir, args) {
@@ -152,7 +146,14 @@ func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, 
 		// and post-commit speaks for the commit prepare-commit-msg began.
 		fmt.Fprintf(stderr, "gloss: ignoring git config gloss.hookTimeout=%q (want a duration such as 20s or 500ms); using %s\n", bad, timeout)
 	}
-	err = runWithLimit(ctx, timeout, inv)
+	// The door's rules (package guard): the time limit, a panic turned
+	// into an error, and in test builds the failure runenv.HookFault
+	// injects ("error", "panic", "sleep").
+	err = guard.Run(ctx, guard.GitHooks, timeout, func(ctx context.Context) error { return runHandlers(ctx, inv) })
+	var late *guard.TimeoutError
+	if errors.As(err, &late) {
+		err = fmt.Errorf("%w (raise git config gloss.hookTimeout)", err)
+	}
 
 	var block *Block
 	code, outcome := 0, "ok"
@@ -168,39 +169,7 @@ func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, 
 	return code
 }
 
-// runWithLimit runs the handlers with a deadline, turning panics into
-// errors. On timeout it returns at once; the abandoned work ends with the
-// process.
-func runWithLimit(ctx context.Context, timeout time.Duration, inv *Invocation) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- fmt.Errorf("internal error: %v\n%s", r, debug.Stack())
-			}
-		}()
-		done <- runHandlers(ctx, inv)
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("timed out after %s (raise git config gloss.hookTimeout)", timeout)
-	}
-}
-
 func runHandlers(ctx context.Context, inv *Invocation) error {
-	switch os.Getenv(EnvFault) {
-	case "error":
-		return errors.New("injected failure")
-	case "panic":
-		panic("injected panic")
-	case "sleep":
-		<-ctx.Done()
-		return ctx.Err()
-	}
 	var errs []error
 	for _, h := range handlers[inv.Name] {
 		if err := h(ctx, inv); err != nil {
@@ -234,26 +203,11 @@ func logPath(repo *gitops.Repo) string {
 	return filepath.Join(repo.CommonDir(), "gloss", "hooks.log")
 }
 
-// maxLogSize bounds hooks.log; past it the log starts over (the previous
-// one is kept as hooks.log.1).
-const maxLogSize = 1 << 20
-
 // logRun appends one line per hook run to <git dir>/gloss/hooks.log.
 func logRun(repo *gitops.Repo, name string, took time.Duration, outcome string) {
-	dir, err := repo.GlossDir()
-	if err != nil {
-		return
+	if _, err := repo.GlossDir(); err == nil {
+		guard.AppendLog(logPath(repo), name, fmt.Sprintf("%dms", took.Milliseconds()), outcome)
 	}
-	p := filepath.Join(dir, "hooks.log")
-	if st, err := os.Stat(p); err == nil && st.Size() > maxLogSize {
-		_ = os.Rename(p, p+".1")
-	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s %s %dms %s\n", time.Now().UTC().Format(time.RFC3339), name, took.Milliseconds(), strings.ReplaceAll(outcome, "\n", " | "))
 }
 
 func firstLine(s string) string {
