@@ -10,7 +10,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/gloss-dev/gloss/buildinfo.Version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all deps build web-assets demo test lint bench githooks clean dist install
+.PHONY: all deps build web-assets demo test lint bench githooks clean dist install vscode
 
 all: build
 
@@ -58,6 +58,10 @@ demo: build
 # gloss the whole suite exercised through the real binary.
 COVER_BIN := $(CURDIR)/bin/cover/git-gloss
 COVER_DIR := $(CURDIR)/bin/cover/data
+# The tests' binaries have the test switches (fault injection, the MCP
+# debug tools, profiling: the glosstest tag); the release has none.
+TEST_TAGS := glosstest
+TEST_BIN  := $(CURDIR)/bin/test/git-gloss
 # tests/dist checks the release archive of this machine's architecture.
 DIST_ARCHIVE = $(CURDIR)/dist/git-gloss_$(VERSION)_linux_$(shell go env GOARCH).tar.gz
 
@@ -65,12 +69,16 @@ test: build lint
 	cd tests/mcp-client && npm ci --no-audit --no-fund --silent
 	cd web/js && npm ci --no-audit --no-fund --silent
 	cd tests/agent-e2e && npm ci --no-audit --no-fund --silent
-	go build -cover -coverpkg=./... -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
+	cd tests/ci-lint && npm ci --no-audit --no-fund --silent
+	cd tests/lsp-client && npm ci --no-audit --no-fund --silent
+	cd editors/vscode && npm ci --no-audit --no-fund --silent
+	go build -cover -coverpkg=./... -tags $(TEST_TAGS) -ldflags "$(LDFLAGS)" -o $(COVER_BIN) ./cmd/git-gloss
+	go build -tags $(TEST_TAGS) -ldflags "$(LDFLAGS)" -o $(TEST_BIN) ./cmd/git-gloss
 	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)
-	VERSION=$(VERSION) ./scripts/dist.sh
+	VERSION=$(VERSION) GLOSS_DIST_YES=1 ./scripts/dist.sh
 	GOCOVERDIR=$(COVER_DIR) GLOSS_TEST_BINARY=$(COVER_BIN) GLOSS_DIST_ARCHIVE=$(DIST_ARCHIVE) \
-		go test -count=1 -timeout 15m -bench . -benchtime 1x ./...
-	GLOSS_TEST_BINARY=$(BIN) go test -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
+		go test -tags $(TEST_TAGS) -count=1 -timeout 15m -bench . -benchtime 1x ./...
+	GLOSS_TEST_BINARY=$(TEST_BIN) go test -tags $(TEST_TAGS) -count=1 -race -timeout 15m ./gitops/ ./notes/ ./mcp/ ./hooks/ ./tasks/ ./noma/ ./notebook/
 	@go tool covdata textfmt -i $(COVER_DIR) -o $(COVER_DIR)/profile.txt
 	@printf 'integration coverage of the binary (statements the suite ran in git-gloss processes): %s\n' \
 		"$$(go tool cover -func $(COVER_DIR)/profile.txt | awk '/^total:/ { print $$NF }')"
@@ -79,6 +87,7 @@ lint: deps
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 		if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
+	go vet -tags glosstest ./cmd/... ./fault/ ./guard/ ./mcp/
 	@command -v staticcheck >/dev/null 2>&1 || go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	staticcheck ./...
 
@@ -90,23 +99,36 @@ lint: deps
 # of git/git at 3f664917 (docs/speed.md). Each recipe prints, in one run
 # beside git: the first and the warm `read --anchor`, what the hooks add to
 # a 10-file commit, and gloss_read's p50 over 300 calls in one MCP session.
+# DELIVERY="<clone of fzf> <clone of flask>" adds the delivery benchmark of
+# decisions on real history (docs/speed.md#decisions-reach-the-agent).
 bench: build
 	go test -run '^$$' -bench . -benchtime 20x ./...
 	go run ./bench/cmd/compare
 	go run ./bench/cmd/recipe -generated
 	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO))
+	$(if $(DELIVERY),go run ./bench/cmd/delivery $(foreach r,$(DELIVERY),-src $(r)))
 
 # Self-contained release archives in dist/ (static libgit2 and C library,
 # the web view's scripts built in, a man page, SHA256SUMS); ARCHES="amd64
 # arm64" cross-compiles arm64 too.
+# The first run builds a static libgit2 per architecture (minutes; it asks
+# before installing what that needs, YES=1 consents where nothing can ask);
+# later runs reuse it.
 dist: deps web-assets
-	./scripts/dist.sh $(ARCHES)
+	$(if $(YES),GLOSS_DIST_YES=1) ./scripts/dist.sh $(ARCHES)
 
 # Installs git-gloss and its man page (PREFIX defaults to /usr/local for
 # root, ~/.local otherwise): from dist/ when an archive is there, else
 # from a source build.
 install:
 	./scripts/install.sh $(if $(PREFIX),--prefix $(PREFIX))
+
+# The VS Code extension (editors/vscode): built from its lockfile and
+# packaged by @vscode/vsce into editors/vscode/gloss.vsix, to install with
+# code --install-extension. make test builds and checks it too
+# (lsp/vscode_test.go).
+vscode: deps
+	cd editors/vscode && npm ci --no-audit --no-fund --silent && npm run --silent package
 
 # gloss dogfoods itself: its own clone runs the hook shims in .githooks.
 githooks:

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/config"
@@ -233,6 +234,9 @@ func openNotebook(ctx context.Context, repo *gitops.Repo) *notebook.Notebook {
 type region struct {
 	file  string
 	lines *LineRange
+	// content is the file as the edit finds it, when the hook read it:
+	// the read answers from it instead of reading the file again.
+	content []byte
 }
 
 // editRegions finds, in today's files, the regions an edit is about to
@@ -269,11 +273,11 @@ func editRegions(repo *gitops.Repo, p *Payload) []region {
 		}
 		rs, whole := beforeRanges(string(data), op)
 		if whole {
-			out = append(out, region{file: rel})
+			out = append(out, region{file: rel, content: data})
 			continue
 		}
 		for _, r := range rs {
-			out = append(out, region{file: rel, lines: &r})
+			out = append(out, region{file: rel, lines: &r, content: data})
 		}
 	}
 	return append(out, moved...)
@@ -361,18 +365,41 @@ type placed struct {
 // inForce reads what is in force in each edited region, each record once,
 // ranked across the regions as a read ranks them: decisions first
 // (constraints and rejected alternatives, then risks), then by score.
+//
+// A whole read blames the lines; on a large file the cache has not seen
+// yet, that can take longer than the hook's time. So the reads get most of
+// it, and what they did not finish is answered with the records bound to
+// the code alone (no blame): the decisions of the functions, the file and
+// its directories still reach the agent.
 func inForce(ctx context.Context, repo *gitops.Repo, regions []region) []placed {
 	var out []placed
 	seen := map[string]bool{}
+	full := ctx
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		full, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)*6/10))
+		defer cancel()
+	}
 	for _, rg := range regions {
 		if ctx.Err() != nil {
 			break
 		}
-		q := why.Query{Path: rg.file}
+		// The file as the hook read it: its lines are blamed against HEAD
+		// in process, without reading it again or running git diff.
+		q := why.Query{Path: rg.file, Content: rg.content}
 		if rg.lines != nil && rg.lines.End > 0 {
 			q.Lines = &annotate.Lines{Start: rg.lines.Start, End: rg.lines.End}
 		}
-		res, err := why.Read(ctx, repo, q)
+		q.BoundOnly = full.Err() != nil
+		rctx := full
+		if q.BoundOnly {
+			rctx = ctx
+		}
+		res, err := why.Read(rctx, repo, q)
+		if err != nil && full.Err() != nil && ctx.Err() == nil {
+			q.BoundOnly = true
+			res, err = why.Read(ctx, repo, q)
+		}
 		if err != nil {
 			continue
 		}

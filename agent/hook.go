@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/gloss-dev/gloss/gitops"
-	"github.com/gloss-dev/gloss/runenv"
+	"github.com/gloss-dev/gloss/guard"
 )
 
 // maxPayload bounds what is read from an agent: payloads carry file
@@ -42,14 +39,14 @@ func Hook(ctx context.Context, req Request) (out []byte) {
 	outcome := "ok"
 	defer func() {
 		if r := recover(); r != nil {
-			out, outcome = nil, fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())
+			out, outcome = nil, guard.Panicked(r).Error()
 		}
 		if repo != nil {
 			logEvent(repo, req, kind, time.Since(start), outcome)
 			repo.Close()
 		}
 	}()
-	if os.Getenv(gitops.EnvInternal) != "" {
+	if guard.Reentered() {
 		return nil
 	}
 	data, err := io.ReadAll(io.LimitReader(req.Stdin, maxPayload+1))
@@ -86,66 +83,42 @@ func Hook(ctx context.Context, req Request) (out []byte) {
 	if req.Timeout > 0 {
 		timeout = req.Timeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	type result struct {
-		text string
-		err  error
-	}
-	done := make(chan result, 1)
+	// The door's rules (package guard): the time budget, a panic turned
+	// into an error, and in test builds the failure runenv.AgentFault
+	// injects ("error", "panic", "sleep").
 	root := repo.Root()
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- result{err: fmt.Errorf("internal error: %v\n%s", r, debug.Stack())}
-			}
-		}()
+	var text string
+	err = guard.Run(ctx, guard.AgentHooks, timeout, func(ctx context.Context) error {
 		// Its own handle: the one above is not safe across goroutines, and
 		// is used to log while this may still run.
 		r, err := gitops.Open(root)
 		if err != nil {
-			done <- result{err: err}
-			return
+			return err
 		}
 		defer r.Close()
-		text, err := handle(ctx, r, p, settings)
-		done <- result{text, err}
-	}()
-	var res result
-	select {
-	case res = <-done:
-	case <-ctx.Done():
-		outcome = fmt.Sprintf("timed out after %s (answered nothing; raise [agent] timeout_ms)", timeout)
+		t, err := handle(ctx, r, p, settings)
+		text = t
+		return err
+	})
+	var late *guard.TimeoutError
+	switch {
+	case errors.As(err, &late):
+		outcome = late.Error() + " (answered nothing; raise [agent] timeout_ms)"
 		return nil
+	case err != nil:
+		outcome = "error: " + err.Error()
 	}
-	if res.err != nil {
-		outcome = "error: " + res.err.Error()
-	}
-	if res.text == "" {
+	if text == "" {
 		return nil
 	}
 	if p.Mute {
 		return nil
 	}
-	return Format(p.Agent, p.Event, kind, res.text)
+	return Format(p.Agent, p.Event, kind, text)
 }
-
-// EnvFault injects a failure, for tests of the rules above: "error",
-// "panic", or "sleep" (past any time budget). It can only make gloss fail
-// quietly; it never makes it do anything else.
-const EnvFault = runenv.AgentFault
 
 // handle does the work of one event and returns the context to deliver.
 func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (string, error) {
-	switch os.Getenv(EnvFault) {
-	case "error":
-		return "", errors.New("injected failure")
-	case "panic":
-		panic("injected panic")
-	case "sleep":
-		<-ctx.Done()
-		return "", ctx.Err()
-	}
 	if p.Session == "" {
 		p.Session = "unknown"
 	}
@@ -259,10 +232,6 @@ type transcriptModel interface {
 	TranscriptModel(path string) string
 }
 
-// maxLogSize bounds agent.log; past it the log starts over (the previous
-// one is kept as agent.log.1).
-const maxLogSize = 1 << 20
-
 // logEvent appends one line per event to <git dir>/gloss/agent.log. It
 // names the event and the outcome only: never the payload, which may hold
 // the user's prompt.
@@ -271,14 +240,5 @@ func logEvent(repo *gitops.Repo, req Request, kind Kind, took time.Duration, out
 	if err != nil {
 		return
 	}
-	p := filepath.Join(dir, "agent.log")
-	if st, err := os.Stat(p); err == nil && st.Size() > maxLogSize {
-		_ = os.Rename(p, p+".1")
-	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s %s %s (%s) %dms %s\n", time.Now().UTC().Format(time.RFC3339), req.Agent, clip(oneLine(req.Event), 60), kind, took.Milliseconds(), strings.ReplaceAll(outcome, "\n", " | "))
+	guard.AppendLog(filepath.Join(dir, "agent.log"), req.Agent, clip(oneLine(req.Event), 60), "("+kind.String()+")", fmt.Sprintf("%dms", took.Milliseconds()), outcome)
 }

@@ -125,10 +125,32 @@ func lineOf(t *testing.T, content, text string) int {
 	return 0
 }
 
+// decidedEarlier is a repository where Parse's constraint was recorded
+// by an older commit that changed only its doc comment, and the line the
+// agents edit was written by a later commit that recorded nothing: the
+// decision reaches them only because it binds to the function, not to
+// the lines its commit changed (issue 26).
+func decidedEarlier(t *testing.T) *fixtures.Repo {
+	t.Helper()
+	fx := fixtures.NewRepo(t)
+	fx.MustGloss("init")
+	first := strings.Replace(strings.Replace(baseFile, "// Parse trims its input.", "// Parse trims.", 1), "strings.TrimSpace(s)", `strings.Trim(s, " ")`, 1)
+	fx.Commit("lib: add Parse", map[string]string{"lib/parse.go": first})
+	fx.MustGloss("annotate", "--file", "lib/parse.go", "--anchor", "Parse", "--constraint", constraint, "--author-kind", "human")
+	fx.Commit("lib: say what Parse trims", map[string]string{"lib/parse.go": strings.Replace(first, "// Parse trims.", "// Parse trims its input.", 1)})
+	fx.Commit("lib: trim every space", map[string]string{"lib/parse.go": baseFile})
+	blame := fx.Git("blame", "-s", "lib/parse.go")
+	if !strings.Contains(blame, "return strings.TrimSpace(s)") || fx.Git("rev-list", "--count", "HEAD") != "3" {
+		t.Fatalf("the history is not as this test needs it:\n%s", blame)
+	}
+	return fx
+}
+
 // TestScriptedSessionEndToEnd drives a whole session of each supported
 // agent through `git gloss agent hook` with the documented payloads:
 // session start, a prompt holding a secret, the delivery before an edit
-// of a region with a constraint, the edit, its capture, a person changing
+// of a function whose constraint an older commit recorded on other lines
+// (decidedEarlier), the edit, its capture, a person changing
 // one of the agent's lines, the commit. Then read shows the agent's lines
 // authored by the agent and model and the person's line not, and the
 // secret is nowhere in git or in gloss's state.
@@ -138,11 +160,7 @@ func TestScriptedSessionEndToEnd(t *testing.T) {
 	for _, sc := range scripts {
 		t.Run(sc.agent, func(t *testing.T) {
 			t.Parallel()
-			fx := fixtures.NewRepo(t)
-			fx.MustGloss("init")
-			fx.Write("lib/parse.go", baseFile)
-			fx.MustGloss("annotate", "--file", "lib/parse.go", "--anchor", "Parse", "--constraint", constraint, "--author-kind", "human")
-			fx.Commit("lib: add Parse", nil)
+			fx := decidedEarlier(t)
 
 			transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
 			tr := `{"type":"user","message":{"role":"user","content":"hi"}}` + "\n" +
@@ -159,7 +177,7 @@ func TestScriptedSessionEndToEnd(t *testing.T) {
 				return contextOf(t, sc.agent, event, hook(t, fx, nil, sc.agent, strings.Split(event, ".")[0], payload(t, sc.agent, event, vars)))
 			}
 
-			if brief := run(sc.start); !strings.Contains(brief, "1 annotated commits") || !strings.Contains(brief, "gloss_read") {
+			if brief := run(sc.start); !strings.Contains(brief, "annotated commits") || !strings.Contains(brief, "gloss_read") {
 				t.Errorf("session brief = %q", brief)
 			}
 			if got := run(sc.prompt); got != "" {

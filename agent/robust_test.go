@@ -15,7 +15,7 @@ import (
 // prints nothing and logs what happened.
 func TestHookNeverFailsTheAgent(t *testing.T) {
 	t.Parallel()
-	bin := fixtures.Binary(t)
+	bin := fixtures.TestSwitches(t)
 	fx := fixtures.NewRepo(t)
 	fx.Commit("base", map[string]string{"a.go": "package a\n"})
 	huge := `{"session_id":"s","cwd":"` + fx.Dir + `","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"a.go","content":"` + strings.Repeat("x", 33<<20) + `"}}`

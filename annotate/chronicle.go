@@ -177,10 +177,14 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 			continue
 		}
 		// Every record counts as present, superseded ones too: an id is
-		// written once, whichever way its note arrived.
-		have, imported := map[string]bool{}, map[string]bool{}
+		// written once, whichever way its note arrived. A legacy id counts
+		// only when stored before this run and not the current id of
+		// another record of the note: a skipped entry shifts the numbering
+		// of the ones after it, so one record's legacy id can be its
+		// neighbour's id.
+		have, stored, imported := map[string]bool{}, map[string]bool{}, map[string]bool{}
 		for _, r := range existing[obj] {
-			have[r.ID] = true
+			have[r.ID], stored[r.ID] = true, true
 		}
 		for _, d := range Decode(notes.Resolve(existing[obj])) {
 			if o := d.origin(); o != nil && o.Tool == "chronicle" {
@@ -199,11 +203,15 @@ func ImportChronicle(ctx context.Context, repo *gitops.Repo, opts ChronicleOptio
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s: region skipped", gitops.ShortID(obj), why))
 			}
 			legacy := legacyIDs(obj, doc, len(recs))
+			current := map[string]bool{}
+			for _, r := range recs {
+				current[recordID(r)] = true
+			}
 			for i, r := range recs {
 				res.Read++
 				id := recordID(r)
 				freshIDs = append(freshIDs, id, legacy[i])
-				if have[id] || have[legacy[i]] {
+				if have[id] || (stored[legacy[i]] && !current[legacy[i]]) {
 					res.Present++
 					continue
 				}

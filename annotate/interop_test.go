@@ -353,3 +353,50 @@ func TestImportChronicleHonoursTombstones(t *testing.T) {
 		}
 	}
 }
+
+// A Chronicle annotation with a wisdom entry gloss cannot place (lines past
+// the file's end: Chronicle does not check them) still brings every other
+// entry, from the export file as from the notes ref: the skipped entry is
+// a warning, never a record of the same note counted "already present".
+// The note follows Chronicle's v3 Annotation
+// (https://github.com/gotwalt/chronicle/blob/9b7c217/src/schema/v3.rs), the
+// export line its export.rs (https://github.com/gotwalt/chronicle/blob/f774a7d/src/export.rs).
+func TestChronicleEntryPastTheFileLosesNoOther(t *testing.T) {
+	t.Parallel()
+	for _, way := range []string{"file", "ref"} {
+		t.Run(way, func(t *testing.T) {
+			t.Parallel()
+			fx, _ := chronicleRepo(t)
+			c := fx.Commit("bell: chime", map[string]string{"bell/chime.go": "package bell\n\nfunc Chime() {}\n"})
+			fx.Git("notes", "--ref", annotate.ChronicleRef, "add", "-m", `{
+  "schema": "chronicle/v3",
+  "commit": "`+c+`",
+  "timestamp": "2026-02-09T13:00:00Z",
+  "summary": "Chime between the hours",
+  "wisdom": [
+    {"category": "gotcha", "content": "the chime table is read at start", "file": "bell/chime.go", "lines": {"start": 40, "end": 52}},
+    {"category": "dead_end", "content": "a goroutine per chime leaked", "file": "bell/chime.go", "lines": {"start": 3, "end": 3}},
+    {"category": "insight", "content": "Chime is Ring with a shorter bell", "file": "bell/chime.go"}
+  ],
+  "provenance": {"source": "live", "author": "claude-opus"}
+}`, c)
+			args := []string{"import", "chronicle"}
+			if way == "file" {
+				args = append(args, "--file", chronicleExport(t, fx))
+			}
+			res := importResult(t, fx, args...)
+			if res.Present != 0 || res.Written != res.Read {
+				t.Fatalf("import by %s: %+v", way, res)
+			}
+			var regions int
+			for _, d := range records(t, fx, c) {
+				if d.Region != nil && d.Region.Source == annotate.SourceImport {
+					regions++
+				}
+			}
+			if regions != 2 || !strings.Contains(strings.Join(res.Warnings, "\n"), "lines 40:52 are not lines of the file") {
+				t.Fatalf("import by %s: %d regions (want the dead end and the insight), warnings %q", way, regions, res.Warnings)
+			}
+		})
+	}
+}

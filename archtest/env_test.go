@@ -169,3 +169,46 @@ func TestDesignDocListsTheEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// testSwitches are the runenv names only a build with the glosstest tag
+// may read: the release binary has no fault injection, no MCP debug
+// tools, no profiling (tests/dist checks the binary itself).
+var testSwitches = []string{"HookFault", "AgentFault", "KillAt", "MCPDebugTools", "CPUProfile"}
+
+// TestTestSwitchesOnlyInTestBuilds: a non-test file that names a test
+// switch is built only with the glosstest tag.
+func TestTestSwitchesOnlyInTestBuilds(t *testing.T) {
+	t.Parallel()
+	root := fixtures.ModuleRoot()
+	fset := token.NewFileSet()
+	for _, f := range trackedFiles(t) {
+		if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "runenv/") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, filepath.Join(root, f), nil, parser.ParseComments)
+		if err != nil {
+			continue // deleted in the working tree
+		}
+		tagged := false
+		for _, cg := range file.Comments {
+			if cg.Pos() > file.Package {
+				break
+			}
+			for _, c := range cg.List {
+				if c.Text == "//go:build glosstest" {
+					tagged = true
+				}
+			}
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok || tagged {
+				return !tagged
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "runenv" && slices.Contains(testSwitches, sel.Sel.Name) {
+				t.Errorf("%s reads the test switch runenv.%s without //go:build glosstest", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}

@@ -54,6 +54,7 @@ var table = map[string]row{
 	"lazyregexp":  {rank: leaf},
 	"fault":       {rank: leaf, imports: []string{"runenv"}},
 	"frontmatter": {rank: leaf},
+	"guard":       {rank: leaf, imports: []string{"runenv"}},
 	"schemas":     {rank: leaf},
 	"termtext":    {rank: leaf},
 
@@ -81,15 +82,19 @@ var table = map[string]row{
 	"tasks":       {rank: capability, imports: []string{"atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "lazyregexp", "runenv", "safepath", "schemas"}},
 	"why":         {rank: capability, imports: []string{"annotate", "attribution", "config", "decisions", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
 
-	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "capture", "config", "fault", "gitops", "lazyregexp", "notebook", "notes", "reconcile", "runenv", "safepath", "schemas", "tasks", "why"}},
+	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "capture", "config", "fault", "gitops", "guard", "lazyregexp", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "why"}},
 	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},
-	"setup": {rank: workflow, imports: []string{"agent", "atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
+	// review composes the capabilities and forge's check into a pull
+	// request's report, and posts it: a team workflow on a forge, like forge.
+	"review": {rank: workflow, imports: []string{"agent", "annotate", "attribution", "buildinfo", "config", "fault", "forge", "gitops", "notes", "runenv", "schemas", "spec", "tasks", "why"}},
+	"setup":  {rank: workflow, imports: []string{"agent", "atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
 
-	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "capture", "detach", "gitops", "reconcile", "runenv", "setup"}},
+	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "capture", "detach", "gitops", "guard", "reconcile", "review", "setup"}},
 	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
-	"web":   {rank: door, imports: []string{"attribution", "fault", "gitops", "noma", "notebook", "reconcile", "safepath", "schemas", "setup", "tasks", "why"}},
+	"web":   {rank: door, imports: []string{"attribution", "fault", "gitops", "noma", "notebook", "reconcile", "review", "safepath", "schemas", "setup", "tasks", "why"}},
+	"lsp":   {rank: door, imports: []string{"annotate", "atomicfile", "attribution", "gitops", "reconcile", "treesitter", "why"}},
 
-	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "mcp", "noma", "notebook", "notes", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "web", "why"}},
+	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "lsp", "mcp", "noma", "notebook", "notes", "reconcile", "review", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "web", "why"}},
 
 	"cmd/git-gloss": {rank: program, imports: []string{"cli", "runenv"}},
 
@@ -98,6 +103,7 @@ var table = map[string]row{
 	"bench":                {rank: tooling, imports: []string{"annotate", "atomicfile", "attribution", "fixtures", "gitops", "notes", "reconcile", "treesitter", "why"}},
 	"bench/cmd/agenthooks": {rank: tooling, imports: []string{"bench"}},
 	"bench/cmd/compare":    {rank: tooling, imports: []string{"bench", "fixtures"}},
+	"bench/cmd/delivery":   {rank: tooling, imports: []string{"bench"}},
 	"bench/cmd/mcpcalls":   {rank: tooling, imports: []string{"bench"}},
 	"bench/cmd/recipe":     {rank: tooling, imports: []string{"bench", "fixtures"}},
 	"tests/agent-e2e":      {rank: tooling},

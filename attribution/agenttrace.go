@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,12 +19,18 @@ import (
 	"github.com/gloss-dev/gloss/notes"
 )
 
-// Agent Trace 0.1.0 (the RFC in cursor/agent-trace): one trace record per
-// revision, tying line ranges of files to contributors. gloss writes one
-// record per attributed commit; the gloss records it came from ride along
-// under metadata["dev.gloss"], so that importing gloss's own export gives
-// back exactly what was exported, while any other reader finds everything
-// the format defines in its own fields.
+// Agent Trace 0.1.0 (the RFC in cursor/agent-trace): trace records tying
+// line ranges of files at a revision to contributors. gloss is an exchange
+// point for them, not only a reader:
+//
+//   - another tool's record is kept whole (Record.Trace: the record as it
+//     came, compacted), beside the line attribution gloss reads from it,
+//     and an export gives it back byte for byte: its tool, conversation
+//     URLs, related resources, content hashes and vendor metadata;
+//   - gloss's own records become one trace record per commit, the gloss
+//     records riding along under metadata["dev.gloss"], so that importing
+//     gloss's own export gives back exactly what was exported, while any
+//     other reader finds everything the format defines in its own fields.
 
 // TraceVersion is the Agent Trace version gloss writes.
 const TraceVersion = "0.1.0"
@@ -86,95 +93,109 @@ type traceMeta struct {
 	Records []Record `json:"records"`
 }
 
-// ExportTrace writes one Agent Trace record per attributed commit of
-// rangeSpec (A..B, a revision and its history, or "" for every attributed
-// commit), oldest first, as JSON Lines.
-func ExportTrace(ctx context.Context, repo *gitops.Repo, rangeSpec string, w io.Writer) (int, error) {
+// TraceExport is what ExportTrace wrote.
+type TraceExport struct {
+	Records int    // trace records written
+	Commits int    // commits they are about
+	Range   string // the range followed
+	// Unreachable counts attributed commits the range does not reach
+	// (rewritten away by an amend or a rebase, or on other branches):
+	// left out.
+	Unreachable int
+}
+
+// ExportTrace writes the Agent Trace records of the attributed commits
+// reachable from rangeSpec (A..B, a revision and its history; "" is HEAD,
+// the current branch), oldest first, as JSON Lines: for each commit the
+// records imported from other tools as they came, then one record of
+// gloss's own attribution. Commits the range does not reach — those an
+// amend or a rebase rewrote away, whose attribution lives on in their
+// copies — are left out and counted.
+func ExportTrace(ctx context.Context, repo *gitops.Repo, rangeSpec string, w io.Writer) (*TraceExport, error) {
 	all, _, err := notes.Open(repo, Ref).ReadAll()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var commits []string
-	if rangeSpec != "" {
-		args := []string{"rev-list", "--reverse", "--topo-order"}
-		if a, b, ok := strings.Cut(rangeSpec, ".."); ok {
-			if b == "" {
-				b = "HEAD"
-			}
-			args = append(args, b, "^"+a)
-		} else {
-			args = append(args, rangeSpec)
+	if rangeSpec == "" {
+		rangeSpec = "HEAD"
+	}
+	res := &TraceExport{Range: rangeSpec}
+	args := []string{"rev-list", "--reverse", "--topo-order"}
+	if a, b, ok := strings.Cut(rangeSpec, ".."); ok {
+		if b == "" {
+			b = "HEAD"
 		}
-		out, err := repo.Git(ctx, append(args, "--")...)
-		if err != nil {
-			return 0, fault.NotFoundf("%s: %v", rangeSpec, err)
-		}
-		commits = strings.Fields(string(out))
+		args = append(args, b, "^"+a)
 	} else {
-		for c := range all {
-			commits = append(commits, c)
-		}
-		commits = byCommitTime(repo, commits)
+		args = append(args, rangeSpec)
 	}
-	n := 0
+	out, err := repo.Git(ctx, append(args, "--")...)
+	if err != nil {
+		return nil, fault.NotFoundf("%s: %v", rangeSpec, err)
+	}
+	commits := strings.Fields(string(out))
+	reached := make(map[string]bool, len(commits))
 	for _, c := range commits {
-		recs := all[c]
-		if len(recs) == 0 {
-			continue
+		reached[c] = true
+	}
+	for c, recs := range all {
+		if !reached[c] && resolve(recs) != nil {
+			res.Unreachable++
 		}
-		tr, ok := traceOf(c, recs)
-		if !ok {
-			continue
-		}
-		line, err := json.Marshal(tr)
+	}
+	for _, c := range commits {
+		lines, err := tracesOf(c, all[c])
 		if err != nil {
-			return n, err
+			return res, err
 		}
-		if _, err := w.Write(append(line, '\n')); err != nil {
-			return n, err
+		for _, line := range lines {
+			if _, err := w.Write(append(line, '\n')); err != nil {
+				return res, err
+			}
+			res.Records++
 		}
-		n++
-	}
-	return n, nil
-}
-
-// byCommitTime orders commits oldest first (ties by id), for a stable
-// export of every attributed commit.
-func byCommitTime(repo *gitops.Repo, ids []string) []string {
-	times := map[string]int64{}
-	for _, id := range ids {
-		if c, err := repo.LookupCommit(id); err == nil {
-			times[id] = c.CommitTime.Unix()
+		if len(lines) > 0 {
+			res.Commits++
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool {
-		if times[ids[i]] != times[ids[j]] {
-			return times[ids[i]] < times[ids[j]]
-		}
-		return ids[i] < ids[j]
-	})
-	return ids
+	return res, nil
 }
 
-// traceOf turns the live attribution records of one commit into a trace
-// record.
-func traceOf(commit string, recs []notes.Record) (TraceRecord, bool) {
+// tracesOf is the trace records of one commit: the live records imported
+// from another tool's trace, each as it came, then gloss's own.
+func tracesOf(commit string, recs []notes.Record) ([][]byte, error) {
 	ca := resolve(recs)
 	if ca == nil {
-		return TraceRecord{}, false
+		return nil, nil
 	}
-	var live []Record
-	keep := map[string]bool{}
-	for _, id := range ca.ids {
-		keep[id] = true
-	}
-	for _, r := range recs {
-		var rec Record
-		if keep[r.ID] && r.Decode(&rec) == nil {
-			live = append(live, rec)
+	var out [][]byte
+	var own []*Record
+	for _, r := range ca.recs {
+		if r.Source == SourceImport && len(r.Trace) > 0 {
+			out = append(out, r.Trace)
+			continue
 		}
+		own = append(own, r)
 	}
-	sort.Slice(live, func(i, j int) bool { return live[i].ID < live[j].ID })
+	if len(own) > 0 {
+		line, err := json.Marshal(traceOf(commit, own))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, line)
+	}
+	return out, nil
+}
+
+
+// traceOf turns gloss's own live attribution records of one commit
+// (sorted by id) into a trace record.
+func traceOf(commit string, own []*Record) TraceRecord {
+	ca := merged(own)
+	live := make([]Record, len(ca.recs))
+	for i, r := range ca.recs {
+		live[i] = *r
+	}
 	last := live[len(live)-1]
 	tr := TraceRecord{
 		Version: TraceVersion, ID: uuidOf(commit + "\x00" + strings.Join(ca.ids, ",")), Timestamp: last.Time,
@@ -186,31 +207,27 @@ func traceOf(commit string, recs []notes.Record) (TraceRecord, bool) {
 		tr.Timestamp = time.Now().UTC().Format(time.RFC3339)
 	}
 	for _, p := range sortedKeys(ca.files) {
-		fr := ca.files[p]
 		f := TraceFile{Path: p}
-		byC := map[int]int{} // contributor index -> conversation index
-		for _, rg := range fr.file.Ranges {
-			if rg.C < 0 || rg.C >= len(fr.rec.Contributors) {
-				continue
-			}
-			ci, ok := byC[rg.C]
+		byC := map[Contributor]int{} // contributor -> conversation index
+		for _, sp := range ca.files[p] {
+			ci, ok := byC[*sp.c]
 			if !ok {
-				c := fr.rec.Contributors[rg.C]
+				c := *sp.c
 				conv := TraceConversation{Contributor: &TraceContributor{Type: c.Type, ModelID: truncate(c.Model, 250)}}
 				if c.Session != "" && c.Agent != "" {
 					conv.URL = "urn:gloss:session:" + urnPart(c.Agent) + ":" + urnPart(c.Session)
 				}
 				ci = len(f.Conversations)
-				byC[rg.C] = ci
+				byC[c] = ci
 				f.Conversations = append(f.Conversations, conv)
 			}
-			f.Conversations[ci].Ranges = append(f.Conversations[ci].Ranges, TraceRange{StartLine: rg.Start, EndLine: rg.End})
+			f.Conversations[ci].Ranges = append(f.Conversations[ci].Ranges, TraceRange{StartLine: sp.start, EndLine: sp.end})
 		}
 		tr.Files = append(tr.Files, f)
 	}
 	meta, _ := json.Marshal(map[string]traceMeta{metaKey: {Records: live}})
 	tr.Metadata = meta
-	return tr, true
+	return tr
 }
 
 // urnPart keeps a URN component to characters that need no escaping.
@@ -250,59 +267,40 @@ type ImportOptions struct {
 	Ref    string      // a notes ref whose notes are trace records (e.g. refs/notes/agent-trace)
 }
 
+// rawTrace is one trace record as it came (compacted) and as gloss reads
+// it.
+type rawTrace struct {
+	raw    json.RawMessage
+	rec    TraceRecord
+	commit string // from the note's object when the record names none
+}
+
 // ImportTrace reads Agent Trace records and writes gloss attribution
-// records on the commits they name. Records gloss exported come back as
-// they were; others are converted: each range's contributor (or its
-// conversation's) with its model, the agent guessed from the model or the
-// tool, the conversation URL as the session. Importing twice writes
-// nothing the second time.
+// records on the commits they name (vcs.revision, else the commit a notes
+// ref's note is on). Records gloss exported come back as they were;
+// another tool's record is kept whole for export and read into line
+// attribution: each range's contributor (or its conversation's) with its
+// model, the agent named from the tool and the model, the conversation URL
+// as the session. Importing twice writes nothing the second time; a record
+// that would change no line's answer is reported as outranked.
 func ImportTrace(ctx context.Context, repo *gitops.Repo, opts ImportOptions) (*notes.ImportResult, error) {
 	res := &notes.ImportResult{Schema: "gloss-import/v1", Refs: []string{Ref}, Warnings: []string{}}
-	type traced struct {
-		commit string // from the note's object when the record names none
-		rec    TraceRecord
-	}
-	var in []traced
+	var in []rawTrace
 	for i, r := range opts.Inputs {
 		recs, err := decodeTraces(r)
 		if err != nil {
 			return nil, fault.Usagef("input %d: %v", i+1, err)
 		}
-		for _, tr := range recs {
-			in = append(in, traced{rec: tr})
-		}
+		in = append(in, recs...)
 	}
 	if opts.Ref != "" {
-		snap, err := repo.ReadNotes(opts.Ref)
+		recs, err := tracesInRef(repo, opts.Ref, res)
 		if err != nil {
 			return nil, err
 		}
-		entries, err := snap.List()
-		snap.Close()
-		if err != nil {
-			return nil, err
-		}
-		if len(entries) == 0 {
-			res.Warnings = append(res.Warnings, opts.Ref+": no notes")
-		}
-		for _, e := range entries {
-			data, err := repo.ReadBlob(e.Blob)
-			if err != nil {
-				return nil, err
-			}
-			recs, err := decodeTraces(bytes.NewReader(data))
-			if err != nil {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s note on %s: %v", opts.Ref, gitops.ShortID(e.Object), err))
-				continue
-			}
-			for _, tr := range recs {
-				in = append(in, traced{commit: e.Object, rec: tr})
-			}
-		}
+		in = append(in, recs...)
 	}
-	store := notes.Open(repo, Ref)
-	out := map[string][]any{}
-	have := map[string]map[string]bool{}
+	adm := newAdmitter(notes.Open(repo, Ref), res)
 	for _, t := range in {
 		res.Read++
 		commit := t.commit
@@ -314,37 +312,56 @@ func ImportTrace(ctx context.Context, repo *gitops.Repo, opts ImportOptions) (*n
 			res.Missing++
 			continue
 		}
-		if have[full] == nil {
-			have[full] = map[string]bool{}
-			existing, err := store.Read([]string{full})
-			if err != nil {
+		for _, rec := range fromTrace(full, t) {
+			if err := adm.add(full, rec); err != nil {
 				return nil, err
 			}
-			for _, r := range existing[full] {
-				have[full][r.ID] = true
-			}
-		}
-		for _, rec := range fromTrace(full, t.rec) {
-			if have[full][rec.ID] {
-				res.Present++
-				continue
-			}
-			have[full][rec.ID] = true
-			out[full] = append(out[full], rec)
-			res.Written++
 		}
 	}
-	if err := store.AppendMany(ctx, out); err != nil {
+	if err := adm.write(ctx); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
+// tracesInRef reads the trace records of a notes ref's notes.
+func tracesInRef(repo *gitops.Repo, ref string, res *notes.ImportResult) ([]rawTrace, error) {
+	snap, err := repo.ReadNotes(ref)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := snap.List()
+	snap.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		res.Warnings = append(res.Warnings, ref+": no notes")
+	}
+	var out []rawTrace
+	for _, e := range entries {
+		data, err := repo.ReadBlob(e.Blob)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := decodeTraces(bytes.NewReader(data))
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s note on %s: %v", ref, gitops.ShortID(e.Object), err))
+			continue
+		}
+		for _, tr := range recs {
+			tr.commit = e.Object
+			out = append(out, tr)
+		}
+	}
+	return out, nil
+}
+
 // decodeTraces reads trace records: a stream of JSON objects (JSON Lines
 // or pretty-printed), or arrays of them.
-func decodeTraces(r io.Reader) ([]TraceRecord, error) {
+func decodeTraces(r io.Reader) ([]rawTrace, error) {
 	dec := json.NewDecoder(r)
-	var out []TraceRecord
+	var out []rawTrace
 	for {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
@@ -354,26 +371,45 @@ func decodeTraces(r io.Reader) ([]TraceRecord, error) {
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) > 0 && raw[0] == '[' {
-			var list []TraceRecord
+			var list []json.RawMessage
 			if err := json.Unmarshal(raw, &list); err != nil {
 				return out, err
 			}
-			out = append(out, list...)
+			for _, item := range list {
+				tr, err := decodeTrace(item)
+				if err != nil {
+					return out, err
+				}
+				out = append(out, tr)
+			}
 			continue
 		}
-		var tr TraceRecord
-		if err := json.Unmarshal(raw, &tr); err != nil {
+		tr, err := decodeTrace(raw)
+		if err != nil {
 			return out, err
-		}
-		if tr.Version == "" || tr.Files == nil {
-			return out, fmt.Errorf("not an Agent Trace record (no version or files)")
 		}
 		out = append(out, tr)
 	}
 }
 
+func decodeTrace(raw json.RawMessage) (rawTrace, error) {
+	var tr TraceRecord
+	if err := json.Unmarshal(raw, &tr); err != nil {
+		return rawTrace{}, err
+	}
+	if tr.Version == "" || tr.Files == nil {
+		return rawTrace{}, fmt.Errorf("not an Agent Trace record (no version or files)")
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return rawTrace{}, err
+	}
+	return rawTrace{raw: compact.Bytes(), rec: tr}, nil
+}
+
 // fromTrace turns a trace record into gloss records for commit.
-func fromTrace(commit string, tr TraceRecord) []Record {
+func fromTrace(commit string, t rawTrace) []Record {
+	tr := t.rec
 	if len(tr.Metadata) > 0 {
 		var meta map[string]json.RawMessage
 		if json.Unmarshal(tr.Metadata, &meta) == nil && meta[metaKey] != nil {
@@ -393,6 +429,7 @@ func fromTrace(commit string, tr TraceRecord) []Record {
 	b := newBuilder(commit, SourceImport)
 	b.rec.ID = notes.DerivedID(ts, "agent-trace\x00"+tr.ID+"\x00"+commit)
 	b.rec.Time = ts.UTC().Format(time.RFC3339)
+	b.rec.Trace = t.raw
 	tool := ""
 	if tr.Tool != nil {
 		tool = tr.Tool.Name
@@ -410,10 +447,7 @@ func fromTrace(commit string, tr TraceRecord) []Record {
 					c.Type, c.Model = validType(tc.Type), tc.ModelID
 				}
 				if c.Type == AI || c.Type == Mixed {
-					c.Agent = agentIn(c.Model)
-					if c.Agent == "" {
-						c.Agent = agentIn(tool)
-					}
+					c.Agent = traceAgent(tool, c.Model)
 					c.Session = conv.URL
 				}
 				for l := max(rg.StartLine, 1); l <= rg.EndLine && l-rg.StartLine < 1_000_000; l++ {
@@ -433,6 +467,30 @@ func fromTrace(commit string, tr TraceRecord) []Record {
 		b.add(f.Path, lines, cs)
 	}
 	return []Record{b.record()}
+}
+
+// recorders are tools that write trace records of other agents' work: the
+// agent is named from the model, not from them.
+var recorders = []string{"git-gloss", "git-ai", "agent-trace", "unknown"}
+
+// traceAgent names the agent of a trace's AI lines: the tool that wrote
+// the record when it is an agent (Cursor's lines are Cursor's, whichever
+// model it ran: GPT-5 lines in Cursor are not Codex's), else the one the
+// model belongs to, else the tool itself.
+func traceAgent(tool, model string) string {
+	t := strings.ToLower(strings.TrimSpace(tool))
+	if t != "" && !slices.Contains(recorders, t) {
+		if a := agentIn(t); a != "" {
+			return a
+		}
+	}
+	if a := agentIn(model); a != "" {
+		return a
+	}
+	if slices.Contains(recorders, t) {
+		return ""
+	}
+	return t
 }
 
 func validType(t string) string {

@@ -64,8 +64,7 @@ func ImportGitAI(ctx context.Context, repo *gitops.Repo, ref string) (*notes.Imp
 	if len(entries) == 0 {
 		res.Warnings = append(res.Warnings, ref+": no notes")
 	}
-	store := notes.Open(repo, Ref)
-	out := map[string][]any{}
+	adm := newAdmitter(notes.Open(repo, Ref), res)
 	for _, e := range entries {
 		res.Read++
 		c, err := repo.LookupCommit(e.Object)
@@ -82,22 +81,11 @@ func ImportGitAI(ctx context.Context, repo *gitops.Repo, ref string) (*notes.Imp
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s note on %s: %v", ref, gitops.ShortID(c.ID), err))
 			continue
 		}
-		existing, err := store.Read([]string{c.ID})
-		if err != nil {
+		if err := adm.add(c.ID, rec); err != nil {
 			return nil, err
 		}
-		present := false
-		for _, r := range existing[c.ID] {
-			present = present || r.ID == rec.ID
-		}
-		if present {
-			res.Present++
-			continue
-		}
-		out[c.ID] = append(out[c.ID], rec)
-		res.Written++
 	}
-	if err := store.AppendMany(ctx, out); err != nil {
+	if err := adm.write(ctx); err != nil {
 		return nil, err
 	}
 	return res, nil

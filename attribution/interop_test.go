@@ -70,7 +70,7 @@ func TestAgentTraceExportValidatesAndRoundTrips(t *testing.T) {
 	all := filepath.Join(t.TempDir(), "all.jsonl")
 	fx.MustGloss("export", "--format", "agent-trace", "-o", all)
 	if data, _ := os.ReadFile(all); validateTraces(t, schema, string(data)) != 3 {
-		t.Errorf("without a range, every attributed commit (gloss init's too) is exported:\n%s", data)
+		t.Errorf("without a range, every attributed commit of the current branch (gloss init's too) is exported:\n%s", data)
 	}
 	// The schema check is real: a record it must refuse.
 	bad, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"version":"0.1.0","id":"not-a-uuid","timestamp":"2026-11-25T10:00:00Z","files":[{"path":"a","conversations":[{"contributor":{"type":"robot"},"ranges":[]}]}]}`))

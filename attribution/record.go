@@ -17,6 +17,7 @@
 package attribution
 
 import (
+	"encoding/json"
 	"sort"
 
 	"github.com/gloss-dev/gloss/notes"
@@ -80,6 +81,9 @@ type Record struct {
 	DerivedFrom  []string      `json:"derived_from,omitempty" jsonschema:"commits the attribution was carried over from"`
 	Contributors []Contributor `json:"contributors"`
 	Files        []File        `json:"files"`
+	// Trace is the Agent Trace record this one was imported from, as it
+	// came (compacted): an export gives it back field for field.
+	Trace json.RawMessage `json:"trace,omitempty" jsonschema:"the Agent Trace record an import read, kept whole"`
 }
 
 // Sources of records.
@@ -138,26 +142,21 @@ func (b *builder) record() Record {
 	return b.rec
 }
 
-// lookup finds the contributor of line in a file's ranges.
-func (r *Record) lookup(f *File, line int) *Contributor {
-	i := sort.Search(len(f.Ranges), func(i int) bool { return f.Ranges[i].End >= line })
-	if i < len(f.Ranges) && f.Ranges[i].Start <= line && f.Ranges[i].C < len(r.Contributors) {
-		return &r.Contributors[f.Ranges[i].C]
-	}
-	return nil
-}
 
-// commitAttribution is what is known about one commit: per file, the
-// record that speaks for it (the newest live record naming the file).
+// commitAttribution is what is known about one commit: per file, every
+// live record's ranges merged line by line (mergeFile), so that two
+// records naming the same file (a hook's and an import's, or two
+// imports) each keep the lines only they name.
 type commitAttribution struct {
-	files map[string]fileRef
+	files map[string][]span
 	ids   []string  // ids of the live records
-	recs  []*Record // the live records, oldest first
+	recs  []*Record // the live records, by id (oldest first)
 }
 
-type fileRef struct {
-	rec  *Record
-	file *File
+// span is an inclusive range of lines and who wrote them.
+type span struct {
+	start, end int
+	c          *Contributor
 }
 
 // resolve reads the live attribution records of one commit's note.
@@ -177,15 +176,114 @@ func resolve(recs []notes.Record) *commitAttribution {
 	if len(decoded) == 0 {
 		return nil
 	}
+	return merged(decoded)
+}
+
+// merged builds the attribution of records, which must be sorted by id.
+func merged(decoded []*Record) *commitAttribution {
 	sort.SliceStable(decoded, func(i, j int) bool { return decoded[i].ID < decoded[j].ID })
-	ca := &commitAttribution{files: map[string]fileRef{}, recs: decoded}
+	ca := &commitAttribution{files: map[string][]span{}, recs: decoded}
 	for _, rec := range decoded {
 		ca.ids = append(ca.ids, rec.ID)
-		for i := range rec.Files {
-			ca.files[rec.Files[i].Path] = fileRef{rec: rec, file: &rec.Files[i]}
-		}
+	}
+	for path, claims := range claimsByFile(decoded) {
+		ca.files[path] = mergeFile(claims)
 	}
 	return ca
+}
+
+// claim is one record's range: what it says, and how much that weighs.
+type claim struct {
+	span
+	weight int // basisWeight of the contributor
+	order  int // the record's place by id: later records are newer
+}
+
+func claimsByFile(recs []*Record) map[string][]claim {
+	out := map[string][]claim{}
+	for order, rec := range recs {
+		for _, f := range rec.Files {
+			for _, rg := range f.Ranges {
+				if rg.C < 0 || rg.C >= len(rec.Contributors) || rg.End < rg.Start {
+					continue
+				}
+				c := &rec.Contributors[rg.C]
+				out[f.Path] = append(out[f.Path], claim{span: span{start: max(rg.Start, 1), end: rg.End, c: c}, weight: basisWeight(c), order: order})
+			}
+		}
+	}
+	return out
+}
+
+// basisWeight orders what a line's contributor was decided from: gloss's
+// own capture of the line, then another tool's record of it (an import:
+// that tool saw the line written), then the commit-wide signals, and an
+// unknown contributor last. Where two records name the same line the
+// weightier one speaks for it; between equals, the newer.
+func basisWeight(c *Contributor) int {
+	if c.Type == Unknown || c.Type == "" {
+		return 0
+	}
+	switch c.Basis {
+	case BasisCapture:
+		return 7
+	case BasisImport:
+		return 6
+	case BasisAnnotation:
+		return 5
+	case BasisTrailer:
+		return 4
+	case BasisEnv:
+		return 3
+	case BasisAuthor:
+		return 2
+	}
+	return 1
+}
+
+// mergeFile lays one file's claims over each other, weakest first, so
+// that each line goes to the weightiest (then newest) claim naming it.
+func mergeFile(claims []claim) []span {
+	sort.SliceStable(claims, func(i, j int) bool {
+		if claims[i].weight != claims[j].weight {
+			return claims[i].weight < claims[j].weight
+		}
+		return claims[i].order < claims[j].order
+	})
+	var out []span
+	for _, cl := range claims {
+		out = paint(out, cl.span)
+	}
+	// Touching spans of one contributor are one span.
+	joined := out[:0]
+	for _, sp := range out {
+		if n := len(joined); n > 0 && joined[n-1].end+1 == sp.start && *joined[n-1].c == *sp.c {
+			joined[n-1].end = sp.end
+			continue
+		}
+		joined = append(joined, sp)
+	}
+	return joined
+}
+
+// paint lays s over the sorted, disjoint spans, cutting what it covers.
+func paint(spans []span, s span) []span {
+	out := make([]span, 0, len(spans)+2)
+	for _, sp := range spans {
+		if sp.end < s.start || sp.start > s.end {
+			out = append(out, sp)
+			continue
+		}
+		if sp.start < s.start {
+			out = append(out, span{start: sp.start, end: s.start - 1, c: sp.c})
+		}
+		if sp.end > s.end {
+			out = append(out, span{start: s.end + 1, end: sp.end, c: sp.c})
+		}
+	}
+	out = append(out, s)
+	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	return out
 }
 
 // line is the contributor of a line of path at the commit, nil if the
@@ -194,11 +292,12 @@ func (ca *commitAttribution) line(path string, line int) *Contributor {
 	if ca == nil {
 		return nil
 	}
-	fr, ok := ca.files[path]
-	if !ok {
-		return nil
+	spans := ca.files[path]
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].end >= line })
+	if i < len(spans) && spans[i].start <= line {
+		return spans[i].c
 	}
-	return fr.rec.lookup(fr.file, line)
+	return nil
 }
 
 // lines expands one file's attribution to a lineMap of n lines.
@@ -207,19 +306,9 @@ func (ca *commitAttribution) lines(path string, n int) lineMap {
 	if ca == nil {
 		return m
 	}
-	fr, ok := ca.files[path]
-	if !ok {
-		return m
-	}
-	for _, rg := range fr.file.Ranges {
-		if rg.C >= len(fr.rec.Contributors) {
-			continue
-		}
-		c := fr.rec.Contributors[rg.C]
-		for l := rg.Start; l <= rg.End && l <= n; l++ {
-			if l >= 1 {
-				m[l-1] = &c
-			}
+	for _, sp := range ca.files[path] {
+		for l := sp.start; l <= sp.end && l <= n; l++ {
+			m[l-1] = sp.c
 		}
 	}
 	return m

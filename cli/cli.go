@@ -94,8 +94,10 @@ type CLI struct {
 	Import     ImportCmd     `cmd:"" help:"Read records from git gloss export, or from Chronicle (import chronicle)."`
 	Carry      CarryCmd      `cmd:"" help:"Carry annotations onto the commits a forge's squash or rebase merge made."`
 	Ci         CiCmd         `cmd:"" name:"ci" help:"Checks for CI: the pre-push checks over a commit range."`
+	Review     ReviewCmd     `cmd:"" help:"Report a range for review: decisions it touches, who wrote it, specs, tasks; post it on the pull request."`
 	Mcp        McpCmd        `cmd:"" help:"Run the MCP server, or register it with a client."`
 	Serve      ServeCmd      `cmd:"" help:"Serve a local, read-only web view of gloss (127.0.0.1, token)."`
+	Lsp        LspCmd        `cmd:"" help:"Run the language server (LSP, stdio) that editors start: hover, code lens, diagnostics."`
 	Agent      AgentCmd      `cmd:"" help:"Coding agents' hooks: install, uninstall, status (and the hook entry point)."`
 	Hook       HookCmd       `cmd:"" help:"Entry point for gloss's git hooks."`
 	Schema     SchemaCmd     `cmd:"" help:"Print the JSON Schema of a machine-readable output."`

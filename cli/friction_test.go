@@ -20,7 +20,7 @@ func TestReadExplainsItself(t *testing.T) {
 	fx.Commit("add hello", map[string]string{"src/a.go": "package main\n\nfunc Hello() int {\n\treturn 1\n}\n"})
 
 	out := fx.MustGloss("read", "src/a.go")
-	if !strings.Contains(out, `legend: "lines A-B at C, now D-E"`) || !strings.Contains(out, "score = relevance") {
+	if !strings.Contains(out, `"lines A-B at C, now D-E"`) || !strings.Contains(out, `"lines A-B now, recorded at C"`) || !strings.Contains(out, "score = relevance") {
 		t.Errorf("read has no legend:\n%s", out)
 	}
 	out = fx.MustGloss("read", "src/a.go", "--anchor", "Helo")

@@ -19,7 +19,7 @@ type ExportCmd struct {
 	Ref    []string `name:"ref" sep:"none" placeholder:"REF" help:"A gloss notes ref to export (repeatable; annotations is refs/notes/gloss/annotations). Default: every refs/notes/gloss/* ref."`
 	Output string   `name:"output" short:"o" placeholder:"FILE" help:"Write to FILE instead of standard output."`
 	Format string   `name:"format" enum:"gloss,agent-trace" default:"gloss" help:"gloss (every gloss record, for git gloss import) or agent-trace (line attribution as Agent Trace 0.1.0 records)."`
-	Range  string   `arg:"" optional:"" placeholder:"RANGE" help:"With --format agent-trace: the commits to export (A..B, or a revision and its history); default every attributed commit."`
+	Range  string   `arg:"" optional:"" placeholder:"RANGE" help:"With --format agent-trace: the commits to export (A..B, or a revision and its history); default the current branch (HEAD and its history)."`
 }
 
 // Help is the long help of export.
@@ -31,11 +31,16 @@ the same notes are the same bytes; git gloss import reads it back.
   git gloss export -o gloss-notes.jsonl
   git gloss export --ref annotations | gzip > annotations.jsonl.gz
 
---format agent-trace writes the line attribution instead, one Agent Trace
-0.1.0 record per attributed commit (vcs.revision the commit, each file's
-ranges grouped by contributor: human, ai, mixed or unknown, with the model
-in model_id); gloss's own record rides along under metadata["dev.gloss"], so
-git gloss import agent-trace gives back exactly what was exported:
+--format agent-trace writes the line attribution instead, as Agent Trace
+0.1.0 records of the commits reachable from RANGE (default HEAD: the
+current branch; commits an amend or a rebase rewrote away are left out,
+and the count of those says so). Per commit: the records imported from
+other tools, byte for byte as they came (their tool, conversation URLs,
+related resources, content hashes and metadata), then one record of
+gloss's own attribution (vcs.revision the commit, each file's ranges
+grouped by contributor: human, ai, mixed or unknown, with the model in
+model_id; gloss's records ride along under metadata["dev.gloss"], so git
+gloss import agent-trace gives back exactly what was exported):
 
   git gloss export --format agent-trace main~20..main > trace.jsonl`
 }
@@ -106,7 +111,7 @@ func (c *ExportCmd) runTrace(g *Globals, repo *gitops.Repo) error {
 		}
 		w = f
 	}
-	n, err := attribution.ExportTrace(g.ctx, repo, c.Range, w)
+	res, err := attribution.ExportTrace(g.ctx, repo, c.Range, w)
 	if f != nil {
 		if cerr := f.Close(); err == nil {
 			err = cerr
@@ -115,10 +120,14 @@ func (c *ExportCmd) runTrace(g *Globals, repo *gitops.Repo) error {
 	if err != nil {
 		return err
 	}
+	say := fmt.Sprintf("exported %d Agent Trace record(s) of %d commit(s) reachable from %s", res.Records, res.Commits, res.Range)
+	if res.Unreachable > 0 {
+		say += fmt.Sprintf("; %d attributed commit(s) it does not reach (rewritten away by an amend or a rebase, or on another branch) left out", res.Unreachable)
+	}
 	if c.Output != "" && !g.JSON {
-		fmt.Fprintf(g.stdout, "exported %d Agent Trace record(s) to %s\n", n, c.Output)
+		fmt.Fprintf(g.stdout, "%s, to %s\n", say, c.Output)
 	} else if c.Output == "" {
-		fmt.Fprintf(g.stderr, "exported %d Agent Trace record(s)\n", n)
+		fmt.Fprintln(g.stderr, say)
 	}
 	return nil
 }
@@ -304,6 +313,7 @@ func (g *Globals) emitImport(res *notes.ImportResult) error {
 			{res.Present, "already present"},
 			{res.Missing, "on commits this repository lacks"},
 			{res.Forgotten, "forgotten (git gloss forget), or copies of a forgotten record"},
+			{res.Outranked, "attribution records that would change no line: the commit's own records name those lines on firmer ground (the agent's captured edit)"},
 			{res.Invalid, "not records or not gloss's (see the warnings)"},
 		} {
 			if skip.n > 0 {

@@ -111,7 +111,8 @@ func printRead(s *styler, res *why.ReadResult) {
 
 // readLegend explains, in one line, the two notations of a region header
 // and its score.
-const readLegend = "legend: \"lines A-B at C, now D-E\" = where the region was in commit C, and where those lines are today · " +
+const readLegend = "legend: a function's record is in force wherever the function is (\"lines A-B now, recorded at C\"); " +
+	"a record of lines: \"lines A-B at C, now D-E\" = where they were in commit C, and where those lines are today · " +
 	"score = relevance to your query, 0-1 (overlap, anchor match, recency, less what changed since)"
 
 // readCounts says what each number of a read counts: the regions shown,
@@ -136,13 +137,34 @@ func printRegion(s *styler, r why.RegionView) {
 	if r.Anchor != nil {
 		name = r.Anchor.Name
 	}
-	where := fmt.Sprintf("lines %d-%d at %s", r.Lines.Start, r.Lines.End, gitops.ShortID(r.Commit))
-	if r.Current != nil {
-		where += fmt.Sprintf(", now %d-%d", r.Current.Start, r.Current.End)
+	var where string
+	switch {
+	case r.Span != nil && r.Anchor != nil:
+		// A decision about the function, wherever it is: where it is now,
+		// then the commit it was recorded at.
+		name += " " + r.Anchor.Kind
+		if r.Renamed != "" {
+			name = r.Renamed + " " + r.Anchor.Kind + " (was " + r.Anchor.Name + ")"
+		}
+		where = fmt.Sprintf("lines %d-%d now, recorded at %s", r.Span.Start, r.Span.End, gitops.ShortID(r.Commit))
+	case r.Scope == annotate.ScopeFile:
+		name = "the whole file"
+		where = "recorded at " + gitops.ShortID(r.Commit)
+	case r.Scope == annotate.ScopeDir:
+		name = "everything under " + r.File + "/"
+		where = "recorded at " + gitops.ShortID(r.Commit)
+	default:
+		where = fmt.Sprintf("lines %d-%d at %s", r.Lines.Start, r.Lines.End, gitops.ShortID(r.Commit))
+		if r.Current != nil {
+			where += fmt.Sprintf(", now %d-%d", r.Current.Start, r.Current.End)
+		}
 	}
 	stale := ""
 	if r.Stale {
 		stale = s.yellow(fmt.Sprintf("  stale: %d later commit(s)", r.LaterCommits))
+		if r.Decides() {
+			stale = s.yellow(fmt.Sprintf("  changed by %d later commit(s); its decisions stay in force", r.LaterCommits))
+		}
 	}
 	if r.Status != nil {
 		stale += s.red("  " + r.Status.State)
@@ -304,13 +326,35 @@ func (c *HistoryCmd) Run(g *Globals) error {
 			if e.Anchor != nil {
 				name = e.Anchor.Name
 			}
-			s.printf("%s %s  %s  %s\n", s.dim(e.Time[:10]), s.dim(gitops.ShortID(e.Commit)), s.bold(name), e.Author)
+			s.printf("%s %s  %s  %s\n", s.dim(e.Time[:10]), s.dim(gitops.ShortID(e.Commit)), s.bold(name), recordAuthor(e))
 			s.printf("    %s\n", e.Intent)
 			for _, ct := range e.Constraints {
 				s.printf("    %s %s\n", s.red("must:"), ct.Text)
 			}
 		}
 	})
+}
+
+// recordAuthor names who wrote a history event's record: an agent and its
+// model where the record says so, else the commit's author.
+func recordAuthor(e why.Event) string {
+	if e.By == nil || e.By.Kind == "human" && e.By.Name == "" {
+		return e.Author
+	}
+	who := e.By.Name
+	if who == "" {
+		who = e.By.Kind
+	}
+	if e.By.Kind == "agent" && e.By.Name != "" {
+		who += " (agent)"
+	}
+	if e.By.Model != "" {
+		who += " " + e.By.Model
+	}
+	if e.By.Kind == "agent" && e.Author != "" {
+		who += ", committed by " + e.Author
+	}
+	return who
 }
 
 // SummaryCmd is `git gloss summary`.

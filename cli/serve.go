@@ -42,6 +42,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 	if root == "" {
 		root = repo.GitDir()
 	}
+	gitDir := repo.GitDir()
 	repo.Close()
 	s, err := web.New(root)
 	if err != nil {
@@ -57,6 +58,8 @@ func (c *ServeCmd) Run(g *Globals) error {
 	if c.Open {
 		openBrowser(url)
 	}
+	// git gloss lsp links its hovers to the pages of a running serve.
+	defer announceServe(gitDir, "http://"+ln.Addr().String(), s.Token())()
 	return s.Serve(g.ctx, ln)
 }
 

@@ -33,7 +33,8 @@ type TaskCmd struct {
 	Pause     TaskPauseCmd     `cmd:"" help:"Stop a task's agent and pause the task."`
 	Takeover  TaskTakeoverCmd  `cmd:"" help:"Stop a task's agent and summarise its progress."`
 	Reset     TaskResetCmd     `cmd:"" help:"Stop a task's agent and set it back to pending."`
-	Finalize  TaskFinalizeCmd  `cmd:"" help:"Merge a task's branch and mark it completed."`
+	Finalize  TaskFinalizeCmd  `cmd:"" help:"Land a task's run (one commit on your branch) and mark it completed."`
+	Checks    TaskChecksCmd    `cmd:"" help:"The team's checks a run must pass to land, and approving them in this clone."`
 	Settle    TaskSettleCmd    `cmd:"" help:"Settle runs that ended (once; the watch does this continuously)."`
 	Reconcile TaskReconcileCmd `cmd:"" hidden:"" help:"Deprecated name of settle, kept so that existing scripts work."`
 	Watch     TaskWatchCmd     `cmd:"" help:"Settle runs in the background as they end: start, stop, status, or run in the foreground."`
@@ -54,9 +55,14 @@ linked to the task.
 git gloss task work <id> runs the agent named by your personal git config
 gloss.agent (default "claude -p"; never taken from a committed file) in a
 worktree under .git/gloss/worktrees/<id> on branch gloss/task/<id>, with a
-timestamped log (git gloss task log <id>). When the agent exits, the task is
-finalized (merged) if every criterion is checked on its branch, and marked
-needs_attention or failed otherwise.`
+timestamped log (git gloss task log <id>). The run's state changes are
+commits on that branch, not on yours. When the agent exits with every
+criterion checked on its branch, the team's checks ([tasks.checks] in
+.gloss/config.toml, each run only once you approved its exact text with git
+gloss task checks --approve) run in the worktree, their output in the log.
+If they pass, the run lands: one commit on your branch with the work, the
+task completed and the log. Otherwise the task is marked needs_attention
+(saying why) or failed, and your branch is untouched.`
 }
 
 // withTasks opens the task store for a command.
@@ -118,7 +124,7 @@ func printTaskTable(s *styler, items []tasks.Summary) {
 		if t.Problem != "" {
 			title = s.red("invalid file: " + t.Problem)
 		}
-		s.printf("%-24s %-26s %s%s\n", t.ID, statusOf(s, t.Status), title, deps)
+		s.printf("%-24s %-26s %s%s\n", t.ID, statusOf(s, t.EffectiveStatus), title, deps)
 	}
 }
 
@@ -298,7 +304,7 @@ func (c *TaskSearchCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		return g.emit(res, func(st *styler) { printTaskTable(st, res.Results) })
+		return g.emit(res, func(st *styler) { printTaskTable(st, res) })
 	})
 }
 
@@ -579,6 +585,72 @@ type TaskFinalizeCmd struct {
 // Run merges the task's branch and marks the task completed.
 func (c *TaskFinalizeCmd) Run(g *Globals) error {
 	return g.taskMessage(func(s *tasks.Store) (*tasks.Message, error) { return s.Finalize(g.ctx, c.ID, c.Force) })
+}
+
+// TaskChecksCmd is `git gloss task checks`.
+type TaskChecksCmd struct {
+	Approve bool     `name:"approve" help:"Approve the exact current text of the named checks (all when none is named) in this clone's git config."`
+	Names   []string `arg:"" optional:"" help:"Checks to approve (with --approve)."`
+}
+
+// Help is the long help of task checks.
+func (TaskChecksCmd) Help() string {
+	return `Lists the checks the team configured in .gloss/config.toml, which a task
+run must pass before it lands on your branch:
+
+  [tasks.checks]
+  test = "make test"
+  vet = "go vet ./..."
+
+A committed file never makes gloss run a command: a check runs only once you
+approved its exact text in this clone (--approve writes it to
+gloss.approvedCheck with git config --local; approvals in your global
+config do not count). When its text changes in the team file, it needs a
+new approval, and until then runs are not landed. The checks are read from
+your working tree, never from the run's branch, and a run whose branch
+changes .gloss/config.toml is not landed: an agent cannot rewrite the bar it
+is measured by.`
+}
+
+// Run lists or approves the checks.
+func (c *TaskChecksCmd) Run(g *Globals) error {
+	if len(c.Names) > 0 && !c.Approve {
+		return fault.Usagef("name checks only with --approve")
+	}
+	return g.withTasks(func(s *tasks.Store) error {
+		res := s.Checks(g.ctx)
+		if c.Approve {
+			var err error
+			if res, err = s.ApproveChecks(g.ctx, c.Names); err != nil {
+				return err
+			}
+		}
+		return g.emit(res, func(st *styler) {
+			if len(res.Checks) == 0 {
+				st.println("no checks configured: a run lands only after checks pass; add them to .gloss/config.toml:")
+				st.println("  [tasks.checks]")
+				st.println(`  test = "make test"`)
+				return
+			}
+			for _, ch := range res.Checks {
+				state := st.yellow("not approved")
+				if ch.Approved {
+					state = st.green("approved")
+				}
+				st.printf("  %-12s %s  %s\n", ch.Name, state, ch.Command)
+			}
+			if len(res.Approved) > 0 {
+				st.printf("approved in this clone: %s\n", strings.Join(res.Approved, ", "))
+			} else if !c.Approve {
+				for _, ch := range res.Checks {
+					if !ch.Approved {
+						st.println("review them, then: git gloss task checks --approve")
+						break
+					}
+				}
+			}
+		})
+	})
 }
 
 // TaskRunsCmd is `git gloss task runs`.

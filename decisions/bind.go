@@ -28,8 +28,11 @@ const (
 // Bound is a record found for a file, and where its scope is today.
 type Bound struct {
 	Entry
-	How  string             // BoundByName, BoundRenamed, BoundToPath or BoundNotFound
-	Span *treesitter.Anchor // the anchor today (nil for a path-level record, or one not found)
+	How string // BoundByName, BoundRenamed, BoundToPath or BoundNotFound
+	// Spans are the anchor's definitions today: one, or several where a
+	// language lets a name be defined more than once (Python's overloads,
+	// C++ and Java's). None for a path-level record, or one not found.
+	Spans []treesitter.Anchor
 	// SupersededBy is the record on another note, in the history read,
 	// that supersedes this one ("" if none).
 	SupersededBy string
@@ -124,18 +127,18 @@ func (b *binder) bind(e Entry) Bound {
 	if e.Scope != annotate.ScopeAnchor {
 		return bd
 	}
-	if a, ok := byName(b.anchors(), e.Anchor); ok {
-		bd.How, bd.Span = BoundByName, &a
+	if as := allByName(b.anchors(), e.Anchor); len(as) > 0 {
+		bd.How, bd.Spans = BoundByName, as
 		return bd
 	}
 	bd.How = BoundNotFound
 	if a, ok := b.sameBody(e); ok {
-		bd.How, bd.Span = BoundRenamed, &a
+		bd.How, bd.Spans = BoundRenamed, []treesitter.Anchor{a}
 		return bd
 	}
 	if name, ok := b.follow.name(e, b.outline); ok {
-		if a, ok := byName(b.outline, name); ok {
-			bd.How, bd.Span = BoundRenamed, &a
+		if as := allByName(b.outline, name); len(as) > 0 {
+			bd.How, bd.Spans = BoundRenamed, as
 		}
 	}
 	return bd
@@ -163,15 +166,24 @@ func (b *binder) sameBody(e Entry) (treesitter.Anchor, bool) {
 	return treesitter.Anchor{}, false
 }
 
-// byName finds an anchor by its qualified name, in any notation of the
+// allByName finds the anchors of a qualified name, in any notation of the
 // separators ("Client::connect" is "Client.connect"). Only the whole name
 // binds: a record about a top-level parse is not about Parser.parse.
-func byName(outline []treesitter.Anchor, name string) (treesitter.Anchor, bool) {
+func allByName(outline []treesitter.Anchor, name string) []treesitter.Anchor {
 	want := strings.ReplaceAll(name, "::", ".")
+	var out []treesitter.Anchor
 	for _, a := range outline {
 		if a.Name == name || strings.ReplaceAll(a.Name, "::", ".") == want {
-			return a, true
+			out = append(out, a)
 		}
+	}
+	return out
+}
+
+// byName is the first anchor of a name.
+func byName(outline []treesitter.Anchor, name string) (treesitter.Anchor, bool) {
+	if as := allByName(outline, name); len(as) > 0 {
+		return as[0], true
 	}
 	return treesitter.Anchor{}, false
 }

@@ -1,3 +1,5 @@
+//go:build glosstest
+
 package fault
 
 import (
@@ -7,16 +9,13 @@ import (
 	"github.com/gloss-dev/gloss/runenv"
 )
 
-// EnvKillAt names a kill point (see Point) for crash tests: a process
-// whose environment sets it to a point's name SIGKILLs itself there, so a
-// test can stop a writer between two exact steps instead of guessing with
-// timers.
-const EnvKillAt = runenv.KillAt
-
 // Point marks a step of a multi-step write where a crash must leave
-// things recoverable. It does nothing unless EnvKillAt names it.
+// things recoverable. In a build with the glosstest tag, a process whose
+// environment sets runenv.KillAt to the point's name SIGKILLs itself
+// there, so a test can stop a writer between two exact steps instead of
+// guessing with timers.
 func Point(name string) {
-	if v := os.Getenv(EnvKillAt); v != "" && v == name {
+	if v := os.Getenv(runenv.KillAt); v != "" && v == name {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
 	}

@@ -44,7 +44,10 @@ type CheckOptions struct {
 	// (the pull request's target branch), else the remote's default
 	// branch. Head "" is HEAD.
 	Base, Head string
-	Remote     string
+	// MergeBase says Base is the merge base already (a caller that
+	// computed it): the walk to find it is skipped.
+	MergeBase bool
+	Remote    string
 	// NoFetch skips fetching the remote's gloss notes.
 	NoFetch bool
 	// Policy is "", warn or strict (see the constants).
@@ -59,6 +62,7 @@ type Finding struct {
 	Rule    string `json:"rule"`
 	Level   string `json:"level" jsonschema:"error, warning or note"`
 	File    string `json:"file,omitempty"`
+	Spec    string `json:"spec,omitempty" jsonschema:"the spec a spec finding is about"`
 	Line    int    `json:"line,omitempty"`
 	Column  int    `json:"column,omitempty"`
 	Message string `json:"message"`
@@ -147,6 +151,9 @@ func resolveRange(ctx context.Context, repo *gitops.Repo, opts CheckOptions) (he
 	if err != nil {
 		return "", "", fault.NotFoundf("base %s is not in this clone (a shallow CI checkout? fetch the target branch, or use fetch-depth: 0): %s", fault.Quote(b), fault.Line(err.Error()))
 	}
+	if opts.MergeBase {
+		return head, id, nil
+	}
 	mb, err := repo.MergeBase(id, head)
 	if err != nil || mb == "" {
 		return "", "", fault.NotFoundf("base %s and head %s share no history (a shallow clone? deepen it)", fault.Quote(b), fault.Quote(h))
@@ -191,7 +198,7 @@ func checkSpecs(ctx context.Context, repo *gitops.Repo, opts CheckOptions, _ []g
 			level = LevelError
 		}
 		add := func(rule, file string, line, col int, msg string) {
-			rep.Findings = append(rep.Findings, Finding{Check: CheckSpec, Rule: rule, Level: level, File: file, Line: line, Column: col, Message: msg, Blocking: blocking})
+			rep.Findings = append(rep.Findings, Finding{Check: CheckSpec, Rule: rule, Level: level, File: file, Spec: s.SpecPath, Line: line, Column: col, Message: msg, Blocking: blocking})
 		}
 		for _, p := range s.Issues {
 			where := p.Path

@@ -11,6 +11,7 @@ import (
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/guard"
 	"github.com/gloss-dev/gloss/setup"
 )
 
@@ -26,7 +27,7 @@ import (
 // git config gloss.deferHooks: true, false, or auto (the default): defer
 // in a large repository (gitops.Repo.LargeRepository).
 
-// The worker's faults (EnvFault), for a test to kill it at a chosen
+// The worker's faults (runenv.HookFault, in test builds), for a test to kill it at a chosen
 // point: worker-stall stops it after taking the queue, before any job;
 // worker-stall-attribution after a job's annotations, before its
 // attribution. They can only make gloss do less.
@@ -151,7 +152,7 @@ func RunWorker(ctx context.Context, repo *gitops.Repo) error {
 	start := time.Now()
 	n := 0
 	ran, err := drain(ctx, repo, func(job *Job) error {
-		if os.Getenv(EnvFault) == faultWorkerStall {
+		if guard.Injected(guard.GitHooks) == faultWorkerStall {
 			<-ctx.Done()
 			return ctx.Err()
 		}

@@ -17,8 +17,8 @@ import (
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
-	"github.com/gloss-dev/gloss/hooks"
 	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // workerPID finds the hook worker started in dir, waiting for it to appear.
@@ -117,7 +117,7 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	stage("first: why A")
 	fx.Write("a.go", "package a\n\nfunc A() int {\n\treturn 1\n}\n")
 	fx.Git("add", "a.go")
-	stalled := withEnv(fx, hooks.EnvFault+"=worker-stall")
+	stalled := withEnv(fx, runenv.HookFault+"=worker-stall")
 	stalled.Git("commit", "-q", "-m", "first change")
 	first := fx.Git("rev-parse", "HEAD")
 	pid := workerPID(t, fx.Dir)
@@ -269,7 +269,7 @@ func TestDeferredAttributionSurvivesAKilledWorker(t *testing.T) {
 	codexWrites(t, fx, "s2", "p.go", agentCode)
 	fx.Write("b.txt", "written by hand\n")
 	fx.Git("add", "-A")
-	withEnv(fx, hooks.EnvFault+"=worker-stall-attribution").Git("commit", "-q", "-m", "agent and person")
+	withEnv(fx, runenv.HookFault+"=worker-stall-attribution").Git("commit", "-q", "-m", "agent and person")
 	first := fx.Git("rev-parse", "HEAD")
 	pid := workerPID(t, fx.Dir)
 	deadline := time.Now().Add(30 * time.Second)
@@ -383,7 +383,7 @@ func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
 
 	codexWrites(t, fx, "s2", "p.go", "package p\n\nfunc P() int {\n\treturn 42\n}\n")
 	fx.Git("add", "-A")
-	withEnv(fx, hooks.EnvFault+"=worker-stall").Git("commit", "-q", "-m", "agent")
+	withEnv(fx, runenv.HookFault+"=worker-stall").Git("commit", "-q", "-m", "agent")
 	old := fx.Git("rev-parse", "HEAD")
 	killStalledWorker(t, fx, lock)
 	if q := capture.Queued(repo); len(q) != 1 || q[0] != old {

@@ -12,6 +12,7 @@ package hooks
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +20,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -29,8 +29,9 @@ import (
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/guard"
 	"github.com/gloss-dev/gloss/reconcile"
-	"github.com/gloss-dev/gloss/runenv"
+	"github.com/gloss-dev/gloss/review"
 	"github.com/gloss-dev/gloss/setup"
 )
 
@@ -62,16 +63,17 @@ func (b *Block) Error() string { return b.Message }
 // handlers maps a hook name to the work it does, in order. Capabilities
 // are wired in here, in one place.
 var handlers = map[string][]Handler{
-	setup.PrepareCommitMsg: {noteSquash},
+	setup.PrepareCommitMsg: {noteSquash, addShareTrailer},
 	setup.PostCommit:       {postCommit},
 	setup.PrePush:          {validatePushInput, checkSpecs},
 	setup.PostRewrite:      {finishRewritten, carryAnnotations, carryAttribution},
 }
 
 // nothingToDo tells, before the repository is opened, that a hook has no
-// work this time: every commit runs prepare-commit-msg, and its one
-// handler only acts after a `git merge --squash`. A handler added to such
-// a hook must extend its check.
+// work this time: every commit runs prepare-commit-msg, and its handlers
+// only act after a `git merge --squash` or when the team turned the
+// AI-Share trailer on. A handler added to such a hook must extend its
+// check.
 var nothingToDo = map[string]func(dir string, args []string) bool{
 	setup.PrepareCommitMsg: func(dir string, args []string) bool {
 		// git passes the message file, in the git dir where a squash
@@ -84,8 +86,16 @@ var nothingToDo = map[string]func(dir string, args []string) bool{
 			msg = filepath.Join(dir, msg)
 		}
 		_, err := os.Stat(filepath.Join(filepath.Dir(msg), "SQUASH_MSG"))
-		return errors.Is(err, fs.ErrNotExist)
+		return errors.Is(err, fs.ErrNotExist) && !mentionsTrailer(dir)
 	},
+}
+
+// mentionsTrailer is the cheap first look for the AI-Share setting: the
+// team file (git runs hooks at the top of the working tree) names it.
+// The handler then reads the file properly.
+func mentionsTrailer(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, ".gloss", "config.toml"))
+	return err == nil && bytes.Contains(data, []byte(review.TrailerSetting))
 }
 
 // Known reports whether gloss has a hook of this name.
@@ -103,16 +113,11 @@ var defaultTimeout = map[string]time.Duration{
 	setup.PostRewrite:      10 * time.Second,
 }
 
-// EnvFault injects a failure into the hook runner, for tests of the rules
-// above: "error", "panic", or "sleep" (longer than any time limit). It can
-// only make gloss fail; it never makes it run anything.
-const EnvFault = runenv.HookFault
-
 // Run runs hook name in the repository at dir ("" for the current
 // directory) and returns its exit code. It never returns non-zero except
 // for a pre-push Block.
 func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, stderr io.Writer) int {
-	if os.Getenv(gitops.EnvInternal) != "" {
+	if guard.Reentered() {
 		return 0 // a git command run by gloss itself: do not recurse
 	}
 	if idle, ok := nothingToDo[name]; ok && idle(dir, args) {
@@ -141,7 +146,14 @@ func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, 
 		// and post-commit speaks for the commit prepare-commit-msg began.
 		fmt.Fprintf(stderr, "gloss: ignoring git config gloss.hookTimeout=%q (want a duration such as 20s or 500ms); using %s\n", bad, timeout)
 	}
-	err = runWithLimit(ctx, timeout, inv)
+	// The door's rules (package guard): the time limit, a panic turned
+	// into an error, and in test builds the failure runenv.HookFault
+	// injects ("error", "panic", "sleep").
+	err = guard.Run(ctx, guard.GitHooks, timeout, func(ctx context.Context) error { return runHandlers(ctx, inv) })
+	var late *guard.TimeoutError
+	if errors.As(err, &late) {
+		err = fmt.Errorf("%w (raise git config gloss.hookTimeout)", err)
+	}
 
 	var block *Block
 	code, outcome := 0, "ok"
@@ -157,39 +169,7 @@ func Run(ctx context.Context, dir, name string, args []string, stdin io.Reader, 
 	return code
 }
 
-// runWithLimit runs the handlers with a deadline, turning panics into
-// errors. On timeout it returns at once; the abandoned work ends with the
-// process.
-func runWithLimit(ctx context.Context, timeout time.Duration, inv *Invocation) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- fmt.Errorf("internal error: %v\n%s", r, debug.Stack())
-			}
-		}()
-		done <- runHandlers(ctx, inv)
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("timed out after %s (raise git config gloss.hookTimeout)", timeout)
-	}
-}
-
 func runHandlers(ctx context.Context, inv *Invocation) error {
-	switch os.Getenv(EnvFault) {
-	case "error":
-		return errors.New("injected failure")
-	case "panic":
-		panic("injected panic")
-	case "sleep":
-		<-ctx.Done()
-		return ctx.Err()
-	}
 	var errs []error
 	for _, h := range handlers[inv.Name] {
 		if err := h(ctx, inv); err != nil {
@@ -223,26 +203,11 @@ func logPath(repo *gitops.Repo) string {
 	return filepath.Join(repo.CommonDir(), "gloss", "hooks.log")
 }
 
-// maxLogSize bounds hooks.log; past it the log starts over (the previous
-// one is kept as hooks.log.1).
-const maxLogSize = 1 << 20
-
 // logRun appends one line per hook run to <git dir>/gloss/hooks.log.
 func logRun(repo *gitops.Repo, name string, took time.Duration, outcome string) {
-	dir, err := repo.GlossDir()
-	if err != nil {
-		return
+	if _, err := repo.GlossDir(); err == nil {
+		guard.AppendLog(logPath(repo), name, fmt.Sprintf("%dms", took.Milliseconds()), outcome)
 	}
-	p := filepath.Join(dir, "hooks.log")
-	if st, err := os.Stat(p); err == nil && st.Size() > maxLogSize {
-		_ = os.Rename(p, p+".1")
-	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s %s %dms %s\n", time.Now().UTC().Format(time.RFC3339), name, took.Milliseconds(), strings.ReplaceAll(outcome, "\n", " | "))
 }
 
 func firstLine(s string) string {
@@ -404,6 +369,23 @@ func postCommit(ctx context.Context, inv *Invocation) error {
 // noteSquash remembers the commits of a squash merge for post-commit.
 func noteSquash(ctx context.Context, inv *Invocation) error {
 	return annotate.PrepareCommitMsg(ctx, inv.Repo)
+}
+
+// addShareTrailer adds the AI-Share trailer to the message when the team
+// turned it on ([review] ai_share_trailer in .gloss/config.toml).
+func addShareTrailer(ctx context.Context, inv *Invocation) error {
+	if len(inv.Args) == 0 {
+		return nil
+	}
+	msg, err := filepath.Abs(inv.Args[0])
+	if err != nil {
+		return err
+	}
+	source := ""
+	if len(inv.Args) > 1 {
+		source = inv.Args[1]
+	}
+	return review.AddTrailer(ctx, inv.Repo, msg, source)
 }
 
 // annotator is the personal annotator command, from git config only:

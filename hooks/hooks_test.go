@@ -8,11 +8,12 @@ import (
 
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/hooks"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 func setupRepo(t *testing.T) *fixtures.Repo {
 	t.Helper()
-	fixtures.Binary(t)
+	fixtures.TestSwitches(t)
 	fx := fixtures.NewRepo(t)
 	fx.Commit("first", map[string]string{"a.txt": "a\n"})
 	fx.MustGloss("init", "--no-mcp")
@@ -28,7 +29,7 @@ func withEnv(fx *fixtures.Repo, kv ...string) *fixtures.Repo {
 func TestHookFailuresNeverFailTheCommit(t *testing.T) {
 	for _, fault := range []string{"error", "panic"} {
 		t.Run(fault, func(t *testing.T) {
-			fx := withEnv(setupRepo(t), hooks.EnvFault+"="+fault)
+			fx := withEnv(setupRepo(t), runenv.HookFault+"="+fault)
 			before := fx.Git("rev-parse", "HEAD")
 			out, err := fx.GitErr("commit", "--allow-empty", "-m", "despite a "+fault)
 			if err != nil {
@@ -53,7 +54,7 @@ func TestHookFailuresNeverFailTheCommit(t *testing.T) {
 func TestHookTimeLimit(t *testing.T) {
 	fx := setupRepo(t)
 	fx.Git("config", "gloss.hookTimeout", "300ms")
-	slow := withEnv(fx, hooks.EnvFault+"=sleep")
+	slow := withEnv(fx, runenv.HookFault+"=sleep")
 	start := time.Now()
 	out, err := slow.GitErr("commit", "--allow-empty", "-m", "slow hook")
 	if err != nil {
@@ -71,7 +72,7 @@ func TestHookRecursionGuard(t *testing.T) {
 	fx := setupRepo(t)
 	// GLOSS_INTERNAL is what gloss sets on the git commands it runs; with it
 	// the hook must do nothing at all, not even log.
-	inner := withEnv(fx, "GLOSS_INTERNAL=1", hooks.EnvFault+"=panic")
+	inner := withEnv(fx, "GLOSS_INTERNAL=1", runenv.HookFault+"=panic")
 	out, err := inner.GitErr("commit", "--allow-empty", "-m", "inner")
 	if err != nil || strings.Contains(out, "gloss") {
 		t.Fatalf("guarded hook ran: %v\n%s", err, out)
@@ -125,7 +126,7 @@ exit 0
 	if err := os.Remove(fx.Path(".git/refuse")); err != nil {
 		t.Fatal(err)
 	}
-	failing := withEnv(fx, hooks.EnvFault+"=error")
+	failing := withEnv(fx, runenv.HookFault+"=error")
 	if out, err := failing.GitErr("push", "origin", "main"); err != nil {
 		t.Errorf("gloss's internal error blocked the push: %v\n%s", err, out)
 	}

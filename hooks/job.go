@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/guard"
 )
 
 // The commit-time pipeline. A commit's work is decided at once, from what
@@ -129,7 +129,7 @@ func (j *Job) run(ctx context.Context, repo *gitops.Repo, stop bool) error {
 	if j.Attribution == nil {
 		return errors.Join(append(errs, cacheErr)...)
 	}
-	if stop && os.Getenv(EnvFault) == faultWorkerStallAttribution {
+	if stop && guard.Injected(guard.GitHooks) == faultWorkerStallAttribution {
 		<-ctx.Done()
 		return ctx.Err()
 	}

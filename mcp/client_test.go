@@ -30,7 +30,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 
 	cmd := exec.Command("node", "--test", "--test-reporter=spec", "server.test.mjs")
 	cmd.Dir = dir
-	cmd.Env = append(fx.Env, "GLOSS_BIN="+fixtures.Binary(t), "GLOSS_REPO="+fx.Dir)
+	cmd.Env = append(fx.Env, "GLOSS_BIN="+fixtures.TestSwitches(t), "GLOSS_REPO="+fx.Dir)
 	out, err := cmd.CombinedOutput()
 	t.Logf("node --test:\n%s", out)
 	if err != nil {

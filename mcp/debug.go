@@ -1,3 +1,5 @@
+//go:build glosstest
+
 package mcp
 
 import (
@@ -8,14 +10,11 @@ import (
 	"github.com/gloss-dev/gloss/runenv"
 )
 
-// EnvDebugTools, when set to 1, adds the "debug" toolset: tools that panic
-// or take their time on purpose, so the raw-wire tests can prove the server
-// survives both. It is never on unless the environment asks for it.
-const EnvDebugTools = runenv.MCPDebugTools
-
-const debugToolset = "debug"
-
-func debugEnabled() bool { return os.Getenv(EnvDebugTools) == "1" }
+// runenv.MCPDebugTools, when set to 1, adds the "debug" toolset: tools that
+// panic or take their time on purpose, so the raw-wire tests can prove the
+// server survives both. Only a build with the glosstest tag has them
+// (debug_release.go); even there they are off unless the environment asks.
+func debugEnabled() bool { return os.Getenv(runenv.MCPDebugTools) == "1" }
 
 type sleepInput struct {
 	Millis int `json:"millis" jsonschema:"how long to sleep, in milliseconds"`

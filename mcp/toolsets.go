@@ -19,6 +19,9 @@ import (
 	"github.com/gloss-dev/gloss/tasks"
 )
 
+// debugToolset names the test builds' debug tools (debug.go).
+const debugToolset = "debug"
+
 // Which toolsets a session exposes, first rule that applies:
 //
 //  1. the server's --toolsets (what `git gloss mcp install --toolsets`

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/mcp"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // server is a running `git-gloss mcp` driven over raw pipes.
@@ -58,9 +59,9 @@ func startServer(t *testing.T, dir string, extraEnv ...string) *server {
 // startServerArgs is startServer with arguments for git-gloss mcp.
 func startServerArgs(t *testing.T, dir string, args []string, extraEnv ...string) *server {
 	t.Helper()
-	cmd := exec.Command(fixtures.Binary(t), append([]string{"mcp"}, args...)...)
+	cmd := exec.Command(fixtures.TestSwitches(t), append([]string{"mcp"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(fixtures.Env(t.TempDir(), ""), append([]string{mcp.EnvDebugTools + "=1"}, extraEnv...)...)
+	cmd.Env = append(fixtures.Env(t.TempDir(), ""), append([]string{runenv.MCPDebugTools + "=1"}, extraEnv...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

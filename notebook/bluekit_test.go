@@ -112,3 +112,39 @@ func TestBlueprintAsTheKitLaysItOut(t *testing.T) {
 		t.Fatalf("a blueprint that is not JSON: %s", out)
 	}
 }
+
+// The kit routes by folder as by type ("Explicit folder parameter
+// overrides type-based routing", create_note's folder in the same file):
+// create_note {"folder": "blueprints"} over MCP writes the blueprint where
+// the kit keeps it, and its refusals read as the kit's server words them,
+// "Error: " first ("Error Handling" there).
+func TestBlueprintByFolderAndKitErrors(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	fx.Commit("bluekit", map[string]string{".bluekit/bluekit.md": "# Our notebook\n"})
+	session := fx.StartMCP("--toolsets", "notebook")
+	blueprint := `{"id":"api","name":"API starter"}`
+	res := session.Call("create_note", map[string]any{"name": "api", "folder": "blueprints", "content": blueprint})
+	if res.IsError || !strings.Contains(res.Text, "blueprints/api/blueprint.json") {
+		t.Fatalf("create_note in blueprints/: %s", res.Text)
+	}
+	if got := fx.Read(".bluekit/blueprints/api/blueprint.json"); got != blueprint+"\n" {
+		t.Fatalf("blueprint.json: %q", got)
+	}
+	if _, err := os.Stat(fx.Path(".bluekit/blueprints/api.md")); err == nil {
+		t.Fatal("a blueprint written as markdown")
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"read_note", map[string]any{"path": "kits/nothing.md"}, "Error: File not found: kits/nothing.md"},
+		{"create_note", map[string]any{"name": "api", "folder": "blueprints", "content": blueprint}, "Error: File already exists: "},
+		{"delete_note", map[string]any{"path": "blueprints/api/blueprint.json", "confirmPath": "kits/x.md"}, "Error: Deletion cancelled: confirmation path does not match"},
+	} {
+		res := session.Call(c.tool, c.args)
+		if !res.IsError || !strings.HasPrefix(res.Text, c.want) {
+			t.Errorf("%s %v: %q, want it to start %q", c.tool, c.args, res.Text, c.want)
+		}
+	}
+}

@@ -65,9 +65,11 @@ func TestCLIAndMCPAgree(t *testing.T) {
 			t.Errorf("%s differs:\nmcp %s\ncli %s", tc.tool, res.Text, cli)
 		}
 	}
-	// Errors keep the kit's wording on both doors.
+	// Errors keep the kit's wording on both doors; over MCP with the kit
+	// server's "Error: " before it (its CallTool handler's form, see
+	// mcp/notebook.go kitError).
 	bad := session.Call("read_note", map[string]any{"path": "../../etc/passwd"})
-	if !bad.IsError || !strings.HasPrefix(bad.Text, "Path traversal not allowed") {
+	if !bad.IsError || !strings.HasPrefix(bad.Text, "Error: Path traversal not allowed") {
 		t.Errorf("MCP traversal: %+v", bad)
 	}
 	if out, err := fx.Gloss("note", "show", "../../etc/passwd"); err == nil || !strings.Contains(out, "Path traversal not allowed") {

@@ -207,9 +207,11 @@ func (nb *Notebook) Create(in CreateInput) (*OpResult, error) {
 	if e := path.Ext(name); allowedExt[strings.ToLower(e)] {
 		ext, name, explicitExt = e, strings.TrimSuffix(name, e), true
 	}
-	if typ == "blueprint" && !explicitExt && strings.TrimSpace(in.Folder) == "" {
+	folderArg := strings.Trim(strings.TrimSpace(in.Folder), "/")
+	if !explicitExt && ((typ == "blueprint" && folderArg == "") || folderArg == "blueprints") {
 		// The kit keeps a blueprint as blueprints/<id>/blueprint.json
-		// (with its tasks/ beside it), not as a note.
+		// (with its tasks/ beside it), not as a note, whether the type or
+		// the folder says blueprint.
 		return nb.createBlueprint(name, in)
 	}
 	folder := in.Folder

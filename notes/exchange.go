@@ -47,6 +47,7 @@ type ImportResult struct {
 	Present   int      `json:"present"`   // records already there (same id on the same object): skipped
 	Missing   int      `json:"missing"`   // records on objects this repository does not have: skipped
 	Forgotten int      `json:"forgotten"` // records forgotten (git gloss forget), or copies of one: skipped
+	Outranked int      `json:"outranked"` // attribution records that would change no line's answer (the commit's own capture already names those lines): skipped
 	Invalid   int      `json:"invalid" jsonschema:"lines that are not records, or name a ref that is not gloss's: skipped, each with a warning"`
 	Refs      []string `json:"refs"`     // refs written to
 	Warnings  []string `json:"warnings"` // malformed lines, refused refs

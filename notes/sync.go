@@ -227,7 +227,19 @@ func syncOnce(ctx context.Context, repo *gitops.Repo, opts SyncOptions, attempt 
 // Sync, for readers that need the team's records but write none (a CI
 // check), or that push later.
 func Fetch(ctx context.Context, repo *gitops.Repo, remote string) ([]MergeResult, error) {
-	fm, err := fetchAndMerge(ctx, repo, remote, false, false, func(string) {})
+	return FetchWith(ctx, repo, remote, FetchOptions{})
+}
+
+// FetchOptions configures FetchWith.
+type FetchOptions struct {
+	// Sessions fetches refs/notes/gloss/sessions too: for a team that
+	// shares them ([sync] sessions = true), as sync would.
+	Sessions bool
+}
+
+// FetchWith is Fetch with options.
+func FetchWith(ctx context.Context, repo *gitops.Repo, remote string, opts FetchOptions) ([]MergeResult, error) {
+	fm, err := fetchAndMerge(ctx, repo, remote, opts.Sessions, false, func(string) {})
 	if err != nil {
 		return nil, err
 	}

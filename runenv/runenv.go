@@ -47,6 +47,9 @@ const (
 	Notebook   = "GLOSS_NOTEBOOK"     // the team notebook's folder (wins over .gloss/config.toml)
 	Actor      = "GLOSS_ACTOR"        // who a reconciliation record names (else git's user)
 	MCPMaxLine = "GLOSS_MCP_MAX_LINE" // the MCP server's longest message, in bytes
+	// ReviewToken is the GitLab token `git gloss review --post` writes the
+	// merge request's note with (a project access token, api scope).
+	ReviewToken = "GLOSS_REVIEW_TOKEN"
 )
 
 // Internal marks the git commands gloss runs itself, so that their hooks
@@ -67,8 +70,11 @@ const (
 const (
 	TestBinary      = "GLOSS_TEST_BINARY"       // the git-gloss the integration tests run
 	DistArchive     = "GLOSS_DIST_ARCHIVE"      // the release archive tests/dist checks
+	DistYes         = "GLOSS_DIST_YES"          // 1: make dist may install what the static libgit2 build needs (no terminal to ask)
+	ReleaseURL      = "GLOSS_RELEASE_URL"       // the base URL scripts/install.sh --version downloads releases from
 	Artifacts       = "GLOSS_ARTIFACTS"         // where browser tests leave screenshots
 	BenchRepo       = "GLOSS_BENCH_REPO"        // a real clone for the in-process benchmarks
+	FzfMirror       = "GLOSS_FZF_MIRROR"        // a clone of fzf for the web view's large-file browser test
 	BenchFile       = "GLOSS_BENCH_FILE"        // the file of BenchRepo they read
 	BenchHookLog    = "GLOSS_BENCH_HOOKLOG"     // set: the commit benchmark logs the hooks' log
 	BenchPacked     = "GLOSS_BENCH_PACKED"      // 1: the forget benchmark packs the notes first

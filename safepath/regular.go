@@ -1,6 +1,7 @@
 package safepath
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -92,5 +93,19 @@ func ReadRegular(root *os.Root, name string, limit int64) ([]byte, error) {
 	if limit > 0 {
 		r = io.LimitReader(f, limit)
 	}
-	return io.ReadAll(r)
+	// Read into a buffer of the file's size (with the room ReadFrom wants
+	// to see the end) rather than one io.ReadAll grows by doubling: a hook
+	// reads files of hundreds of kilobytes, and the copies were a tenth of
+	// its time.
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	if limit > 0 && size > limit {
+		size = limit
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	_, err = buf.ReadFrom(r)
+	return buf.Bytes(), err
 }

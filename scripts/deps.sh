@@ -3,8 +3,9 @@
 #   - Debian packages: git, gcc (cgo), pkg-config, libgit2-dev (libgit2 1.5,
 #     which git2go v34 requires), nodejs + npm (the MCP client tests, the
 #     web assets), man-db (tests/dist checks that `git gloss --help` shows
-#     the man page), chromium + chromium-driver (the browser test of serve)
-#   - Go >= 1.25, from the Go module proxy's toolchain zips if the machine
+#     the man page), chromium + chromium-driver (the browser test of serve),
+#     neovim (the editor test of git gloss lsp)
+#   - Go >= 1.26, from the Go module proxy's toolchain zips if the machine
 #     has none or an older one.
 # Safe to run again; it prints what it installs.
 set -euo pipefail
@@ -39,6 +40,7 @@ command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+command -v nvim >/dev/null 2>&1 || missing+=(neovim)
 
 if [ ${#missing[@]} -gt 0 ]; then
 	log "installing Debian packages: ${missing[*]}"
@@ -51,7 +53,7 @@ if ! pkg-config --exists 'libgit2 >= 1.5' || ! pkg-config --exists 'libgit2 < 1.
 	exit 1
 fi
 
-# go_ok reports whether a go binary is at least 1.25.
+# go_ok reports whether a go binary is at least 1.26 (go.lsp.dev, the language server's protocol library, needs it).
 go_ok() {
 	local v
 	v=$("$1" env GOVERSION 2>/dev/null | sed 's/^go//') || return 1
@@ -60,7 +62,7 @@ go_ok() {
 	major=${v%%.*}
 	minor=${v#*.}
 	minor=${minor%%.*}
-	[ "$major" -gt 1 ] || { [ "$major" -eq 1 ] && [ "$minor" -ge 25 ]; }
+	[ "$major" -gt 1 ] || { [ "$major" -eq 1 ] && [ "$minor" -ge 26 ]; }
 }
 
 if command -v go >/dev/null 2>&1 && go_ok go; then

@@ -102,10 +102,12 @@ if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
 	}
 	if name == PrepareCommitMsg {
 		// gloss only has work here after a `git merge --squash`, which
-		// leaves SQUASH_MSG beside the message file: on every other commit
+		// leaves SQUASH_MSG beside the message file, or when the team
+		// turned the AI-Share trailer on in .gloss/config.toml (git runs
+		// hooks at the top of the working tree): on every other commit
 		// the shim does not start git-gloss (hooks.nothingToDo says the
 		// same for a direct call).
-		b.WriteString(`[ -n "$1" ] && [ ! -e "$(dirname "$1")/SQUASH_MSG" ] && exit "$status"
+		b.WriteString(`[ -n "$1" ] && [ ! -e "$(dirname "$1")/SQUASH_MSG" ] && ! grep -qs ai_share_trailer .gloss/config.toml && exit "$status"
 `)
 	}
 	input := ""

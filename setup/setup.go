@@ -30,7 +30,9 @@ import (
 // 3: init no longer sets notes.displayRef (git log printed raw JSON
 // records for the whole team; git gloss log is the readable view) and
 // takes back the one an earlier init set.
-const SetupVersion = 3
+// 4: the prepare-commit-msg shim starts git-gloss when the team file turns
+// the AI-Share trailer on ([review] ai_share_trailer).
+const SetupVersion = 4
 
 // setupVersionKey records, in the repository's git config, which
 // SetupVersion last ran init there.

@@ -91,14 +91,11 @@ func (s *Store) Update(ctx context.Context, in UpdateInput) (*Message, error) {
 			t.Body = appendSection(t.Body, "## Output", in.Output)
 		}
 	}
-	if err := s.save(t); err != nil {
-		return nil, err
-	}
 	transition := "updated"
 	if in.Status != "" && in.Status != from {
 		transition = from + " -> " + in.Status
 	}
-	if err := s.record(ctx, t.ID, transition, t.Path); err != nil {
+	if err := s.persist(ctx, t, transition); err != nil {
 		return nil, err
 	}
 	return message(t.ID, "Updated task: %s", t.ID), nil
@@ -125,10 +122,7 @@ func (s *Store) transition(ctx context.Context, t *Task, to string, force bool) 
 		return err
 	}
 	defer unlock()
-	if err := s.save(t); err != nil {
-		return err
-	}
-	return s.record(ctx, t.ID, from+" -> "+to, t.Path)
+	return s.persist(ctx, t, from+" -> "+to)
 }
 
 // Cancel cancels a task (the file stays; it can be reset to pending).

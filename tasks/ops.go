@@ -20,13 +20,19 @@ const schemaTag = "gloss-task/v1"
 
 // Summary is a task in a list.
 type Summary struct {
-	ID        string   `json:"id"`
-	Title     string   `json:"title"`
-	Status    string   `json:"status"`
-	Type      string   `json:"type"`
-	DependsOn []string `json:"depends_on"`
-	Labels    []string `json:"labels"`
-	Problem   string   `json:"problem,omitempty" jsonschema:"why the task file cannot be used as it is"`
+	ID string `json:"id"`
+	// Title, Status, Type, DependsOn and Labels are Chant's reply fields:
+	// the status is the stored one, as Chant answers it
+	// (https://github.com/lex00/chant/blob/ec4a403/src/mcp/tools/spec.rs,
+	// tool_chant_ready: a ready task reads "pending"); EffectiveStatus is
+	// gloss's, with the computed ready and blocked.
+	Title           string   `json:"title"`
+	Status          string   `json:"status" jsonschema:"the stored status, as Chant answers it"`
+	Type            string   `json:"type"`
+	DependsOn       []string `json:"depends_on"`
+	Labels          []string `json:"labels"`
+	EffectiveStatus string   `json:"effective_status" jsonschema:"status including the computed ready and blocked"`
+	Problem         string   `json:"problem,omitempty" jsonschema:"why the task file cannot be used as it is"`
 }
 
 // ListResult is task_list's and task_ready's answer.
@@ -50,7 +56,7 @@ func message(id, format string, args ...any) *Message {
 }
 
 func summarize(g graph, t *Task) Summary {
-	return Summary{ID: t.ID, Title: t.Title, Status: g.effective(t), Type: t.Type, DependsOn: t.DependsOn, Labels: t.Labels, Problem: t.problem()}
+	return Summary{ID: t.ID, Title: t.Title, Status: t.Status, Type: t.Type, DependsOn: t.DependsOn, Labels: t.Labels, EffectiveStatus: g.effective(t), Problem: t.problem()}
 }
 
 // checkText refuses input that is not valid UTF-8 before it reaches a
@@ -289,14 +295,13 @@ func (r *StatusResult) briefLine() string {
 }
 
 // SearchResult is task_search's answer.
-type SearchResult struct {
-	Schema  string    `json:"$schema"`
-	Query   string    `json:"query"`
-	Results []Summary `json:"results"`
-}
+// SearchResult is task_search's answer: the matching tasks as a bare
+// list, as Chant answers chant_search (no wrapping object: a script that
+// walks Chant's array walks this one).
+type SearchResult []Summary
 
 // Search finds tasks whose title or body contains the query (any case).
-func (s *Store) Search(query, status string, limit int) (*SearchResult, error) {
+func (s *Store) Search(query, status string, limit int) (SearchResult, error) {
 	q := strings.ToLower(strings.TrimSpace(query))
 	if q == "" {
 		return nil, fault.Usagef("Missing required parameter: query")
@@ -312,14 +317,14 @@ func (s *Store) Search(query, status string, limit int) (*SearchResult, error) {
 	if limit <= 0 {
 		limit = 50
 	}
-	res := &SearchResult{Schema: schemaTag, Query: query, Results: []Summary{}}
+	res := SearchResult{}
 	for _, t := range all {
 		if status != "" && g.effective(t) != status && t.Status != status {
 			continue
 		}
 		if strings.Contains(strings.ToLower(t.Title+"\n"+string(t.Body)), q) {
-			res.Results = append(res.Results, summarize(g, t))
-			if len(res.Results) == limit {
+			res = append(res, summarize(g, t))
+			if len(res) == limit {
 				break
 			}
 		}

@@ -127,8 +127,11 @@ func (s *Store) liveLog(id string) string {
 func committedLog(id string) string { return path.Join(LogsDir, id+".log") }
 
 func (s *Store) hasLog(id string) bool {
-	_, ok := s.logModified(id)
-	return ok
+	if _, ok := s.logModified(id); ok {
+		return true
+	}
+	_, err := s.repo.ReadFile("refs/heads/"+BranchPrefix+id, committedLog(id))
+	return err == nil
 }
 
 func (s *Store) logModified(id string) (time.Time, bool) {
@@ -226,15 +229,16 @@ func (s *Store) WorkStart(ctx context.Context, id, self string) (*StartResult, e
 	if err := t.set("branch", branch); err != nil {
 		return nil, err
 	}
-	if err := s.save(t); err != nil {
-		return nil, err
-	}
-	if err := s.record(ctx, t.ID, from+" -> in_progress", t.Path); err != nil {
+	// The change is the first commit of the run's own branch (made from
+	// HEAD here, or the branch of an earlier run): the person's branch
+	// gets nothing until the run lands.
+	t.run = branch
+	if err := s.persist(ctx, t, from+" -> in_progress"); err != nil {
 		return nil, err
 	}
 	claimed = true
 	unlock()
-	wt, err := s.ensureWorktree(ctx, t.ID, branch)
+	wt, err := s.worktreePath(t.ID)
 	if err != nil {
 		return nil, s.undoStart(ctx, t, from, err)
 	}
@@ -284,9 +288,7 @@ func (s *Store) undoStart(ctx context.Context, t *Task, from string, cause error
 	if unlock, err := s.writeLock(); err == nil {
 		defer unlock()
 	}
-	if err := s.save(t); err == nil {
-		_ = s.record(ctx, t.ID, "in_progress -> "+from+" (start failed)", t.Path)
-	}
+	_ = s.persist(ctx, t, "in_progress -> "+from+" (start failed)")
 	return cause
 }
 
@@ -379,6 +381,13 @@ func (s *Store) Supervise(ctx context.Context, id string) error {
 	run, err := s.loadRun(id)
 	if err != nil {
 		return err
+	}
+	// The run's commits (the agent's, gloss's own, the landing) run git's
+	// hooks, which call git-gloss: the one supervising this run, found
+	// first on PATH even where another or none is installed. This process
+	// exists only for the run, so its environment is the run's.
+	if exe, err := os.Executable(); err == nil {
+		_ = os.Setenv("PATH", filepath.Dir(exe)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
 	prompt, err := os.ReadFile(filepath.Join(d, "prompt.md"))
 	if err != nil {
@@ -535,6 +544,8 @@ func (s *Store) Log(id string, lines, offset int, since string) (*LogResult, err
 	data, live := []byte(nil), false
 	if b, err := os.ReadFile(s.liveLog(t.ID)); err == nil {
 		data, live = b, s.alive(t.ID)
+	} else if b, ok := s.readRunFile(t, committedLog(t.ID)); ok {
+		data = b // a run that has not landed keeps its log on its branch
 	} else if b, err := safepath.ReadRegular(s.root, committedLog(t.ID), 0); err == nil {
 		data = b
 	} else {

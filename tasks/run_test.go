@@ -95,7 +95,11 @@ func TestRunToCompletion(t *testing.T) {
 	other := e.add("Another task", []string{"x"})
 	id := e.add("Say hello", []string{"hello.txt exists"})
 	e.useAgent(goodAgent)
+	before := e.fx.Git("rev-parse", "HEAD")
 	res := e.start(id)
+	if n := e.fx.Git("rev-list", "--count", before+"..HEAD"); n != "0" {
+		t.Errorf("task work made %s commit(s) on the person's branch", n)
+	}
 	if res.Branch != "gloss/task/"+id || !strings.HasPrefix(res.Worktree, filepath.Join(e.fx.Dir, ".git", "gloss", "worktrees")) || res.PID <= 0 {
 		t.Errorf("start = %+v", res)
 	}
@@ -111,10 +115,10 @@ func TestRunToCompletion(t *testing.T) {
 		t.Errorf("the worktree lacked task files: %q", sib)
 	}
 	d, _ := e.s.Get(context.Background(), id)
-	if len(d.Linked) < 2 || !strings.HasPrefix(d.Linked[0].Subject, "task("+id+"):") {
+	if len(d.Linked) < 1 || d.Linked[0].Subject != "task("+id+"): Say hello" {
 		t.Errorf("linked commits = %+v", d.Linked)
 	}
-	if len(d.Commits) == 0 || d.CompletedAt == "" {
+	if d.CompletedAt == "" {
 		t.Errorf("completion fields: %+v", d.Task)
 	}
 	// The finished log is kept in git, with timestamps.
@@ -137,12 +141,21 @@ func TestRunToCompletion(t *testing.T) {
 	if files := e.fx.Git("ls-files", tasks.LogsDir); !strings.Contains(files, id+".log") {
 		t.Errorf("log not committed: %q", files)
 	}
-	// Every transition is a commit with trailers.
+	// The person's branch has the task's creation and one commit for the
+	// whole run: the work, the task completed, the log with the check's
+	// output. The run's own transitions were commits on its branch.
 	trail := e.fx.Git("log", "--format=%(trailers:key=Task-Transition,valueonly)", "--grep=Task-Id: "+id)
-	for _, want := range []string{"created", "pending -> in_progress", "run log", "in_progress -> completed"} {
-		if !strings.Contains(trail, want) {
-			t.Errorf("missing transition %q in:\n%s", want, trail)
-		}
+	if got := strings.Fields(strings.Join(strings.Split(trail, "\n"), " ")); strings.Join(got, " ") != "in_progress -> completed created" {
+		t.Errorf("transitions on the person's branch: %q", trail)
+	}
+	if n := e.fx.Git("rev-list", "--count", before+"..HEAD"); n != "1" || !strings.Contains(e.fx.Git("log", "-1", "--format=%s%n%b"), "gloss(task): "+id+" pending -> in_progress") {
+		t.Errorf("the landing commit does not list the run's steps:\n%s", e.fx.Git("log", "-3", "--format=%s%n%b"))
+	}
+	if !strings.Contains(lg.Content, "# gloss: check committed passed") {
+		t.Errorf("the check's result is not in the log: %q", lg.Content)
+	}
+	if e.fx.Git("branch", "--list", "gloss/task/*") != "" {
+		t.Errorf("the run's branch is left after it landed")
 	}
 	// The worktree is gone once merged, and nothing remote was touched.
 	if _, err := os.Stat(res.Worktree); !os.IsNotExist(err) {

@@ -15,11 +15,12 @@ func init() {
 		schemas.Entry{Name: "task-work", Tag: "gloss-task-work/v1", Description: "Agent runs (task_work_list).", Type: schemas.TypeOf[WorkList]()},
 		schemas.Entry{Name: "task-takeover", Tag: "gloss-task-takeover/v1", Description: "A run taken over (task_takeover).", Type: schemas.TypeOf[TakeoverResult]()},
 		schemas.Entry{Name: "task-diagnose", Tag: "gloss-task-diagnose/v1", Description: "Where a task stands (task_diagnose).", Type: schemas.TypeOf[Diagnosis]()},
-		schemas.Entry{Name: "task-search", Tag: "gloss-task-search/v1", Description: "Tasks matching a query (task_search).", Type: schemas.TypeOf[SearchResult]()},
+		schemas.Entry{Name: "task-search", Tag: "gloss-task-search/v1", Description: "Tasks matching a query (task_search): a bare list, as Chant answers it, so no $schema member.", Type: schemas.TypeOf[SearchResult]()},
 		schemas.Entry{Name: "task-add", Tag: "gloss-task-add/v1", Description: "A task created, with its lint (task_add).", Type: schemas.TypeOf[AddResult]()},
 		schemas.Entry{Name: "task-split", Tag: "gloss-task-split/v1", Description: "A task split into members (task_split).", Type: schemas.TypeOf[SplitResult]()},
 		schemas.Entry{Name: "task-settle", Tag: "gloss-task-settle/v1", Description: "Finished agent runs settled.", Type: schemas.TypeOf[SettleResult]()},
 		schemas.Entry{Name: "task-watch", Tag: "gloss-task-watch/v1", Description: "Whether the task watcher runs (task_watch_status).", Type: schemas.TypeOf[WatchStatus]()},
+		schemas.Entry{Name: "task-checks", Tag: "gloss-task-checks/v1", Description: "The team's checks a run must pass to land, and their approval in this clone.", Type: schemas.TypeOf[ChecksResult]()},
 		schemas.Entry{Name: "task-import", Tag: "gloss-task-import/v1", Description: "What git gloss task import brought over from Chant.", Type: schemas.TypeOf[ImportResult]()},
 	)
 }

@@ -8,66 +8,91 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/config"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/frontmatter"
 	"github.com/gloss-dev/gloss/safepath"
 )
 
-// settleRun settles a finished run, once: its log is appended to the
-// task's log in git, and the task moves on — finalized when the agent
-// exited 0 with every criterion checked on its branch, needs_attention
-// when it exited 0 with criteria open, failed otherwise. A run stopped on
-// purpose (pause, takeover, reset, cancel) only has its log kept.
+// settleRun settles a finished run, once. When the agent exited 0 with
+// every criterion checked on its branch, the team's checks run in its
+// worktree (their output goes into the run log); the log is committed on
+// the run's branch; and the task moves on: landed on the person's branch
+// (finalized) when the checks passed, needs_attention with the reason
+// when the criteria are open or a check failed, was not approved or none
+// is configured, failed when the agent failed. A run stopped on purpose
+// (pause, takeover, reset, cancel) only has its log kept.
 func (s *Store) settleRun(ctx context.Context, run *Run) error {
 	if run.State != "exited" || run.Settled {
 		return nil
+	}
+	// The checks run before the write lock is taken: they may take
+	// minutes, and other task commands must not wait for them.
+	t, terr := s.Resolve(run.TaskID)
+	ok := terr == nil && !run.Stopped && t.Status == "in_progress" && run.ExitCode != nil && *run.ExitCode == 0
+	var crit Criteria
+	var v verdict
+	if ok {
+		var err error
+		if crit, err = s.branchCriteria(ctx, t.ID); err != nil {
+			return err
+		}
+		if crit.Total > 0 && crit.Unchecked == 0 {
+			v = s.runChecks(ctx, run)
+		}
 	}
 	unlock, err := s.writeLock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := s.keepLog(ctx, run.TaskID); err != nil {
+	if t, terr = s.Resolve(run.TaskID); terr != nil {
+		t = nil
+	}
+	if err := s.keepLog(ctx, run.TaskID, t); err != nil {
 		return err
 	}
 	run.Settled = true
 	if err := s.saveRun(run); err != nil {
 		return err
 	}
-	t, err := s.Resolve(run.TaskID)
-	if err != nil || run.Stopped || t.Status != "in_progress" {
-		return err
+	if terr != nil || run.Stopped || t.Status != "in_progress" {
+		return terr
 	}
-	crit, err := s.branchCriteria(ctx, t.ID)
-	if err != nil {
-		return err
+	attention := func(why string) error {
+		t.Body = appendSection(t.Body, "## Needs Attention", why+". The run was not merged: its work is on branch "+BranchPrefix+t.ID+
+			" (git diff HEAD..."+BranchPrefix+t.ID+"); fix it there and run git gloss task finalize "+t.ID+", or git gloss task reset "+t.ID+".")
+		return s.transition(ctx, t, "needs_attention", false)
 	}
 	switch {
-	case run.ExitCode != nil && *run.ExitCode == 0 && crit.Total > 0 && crit.Unchecked == 0:
-		_, ferr := s.Finalize(ctx, t.ID, false)
-		if ferr == nil {
-			return nil
-		}
-		// Could not merge (a conflict, the guard): a person must look.
-		if t, err = s.Resolve(t.ID); err != nil || t.Status != "in_progress" {
-			return ferr
-		}
-		t.Body = appendSection(t.Body, "## Needs Attention", "The agent finished, but finalizing failed: "+ferr.Error())
-		return s.transition(ctx, t, "needs_attention", false)
-	case run.ExitCode != nil && *run.ExitCode == 0:
-		return s.transition(ctx, t, "needs_attention", false)
-	default:
+	case run.ExitCode == nil || *run.ExitCode != 0:
 		return s.transition(ctx, t, "failed", false)
+	case crit.Total == 0:
+		return attention("The agent finished, but the task has no acceptance criteria to check")
+	case crit.Unchecked > 0:
+		return attention(fmt.Sprintf("The agent finished with %d of %d acceptance criteria unchecked", crit.Unchecked, crit.Total))
+	case !v.Passed:
+		return attention("The agent finished and checked its criteria, but " + v.Reason)
 	}
+	_, ferr := s.Finalize(ctx, t.ID, false)
+	if ferr == nil {
+		return nil
+	}
+	// Could not land (a conflict, staged changes, the guard): a person
+	// must look.
+	if t, err = s.Resolve(t.ID); err != nil || t.Status != "in_progress" {
+		return ferr
+	}
+	return attention("The agent finished and the checks passed, but landing failed: " + ferr.Error())
 }
 
 // keepLog moves the live log of a run into .gloss/tasks/logs/<id>.log,
-// after the logs of earlier runs, and commits it.
-func (s *Store) keepLog(ctx context.Context, id string) error {
+// after the logs of earlier runs, and commits it: on the run's branch
+// while it has one (it lands with the work), else on the person's.
+func (s *Store) keepLog(ctx context.Context, id string, t *Task) error {
 	live, err := os.ReadFile(s.liveLog(id))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -76,16 +101,24 @@ func (s *Store) keepLog(ctx context.Context, id string) error {
 		return err
 	}
 	p := committedLog(id)
-	old, _ := safepath.ReadRegular(s.root, p, 0)
+	var old []byte
+	onRun := t != nil && t.run != ""
+	if onRun {
+		old, _ = s.readRunFile(t, p)
+	} else {
+		old, _ = safepath.ReadRegular(s.root, p, 0)
+	}
 	var out []byte
 	if len(old) > 0 {
 		out = append(append(out, old...), []byte("\n"+strings.Repeat("=", 72)+"\n")...)
 	}
 	out = append(out, live...)
-	if err := s.writeFile(p, out); err != nil {
-		return err
+	if onRun {
+		err = s.commitOnRun(ctx, id, "run log", map[string][]byte{p: out})
+	} else if err = s.writeFile(p, out); err == nil {
+		err = s.record(ctx, id, "run log", p)
 	}
-	if err := s.record(ctx, id, "run log", p); err != nil {
+	if err != nil {
 		return err
 	}
 	return os.Remove(s.liveLog(id))
@@ -108,11 +141,13 @@ func (s *Store) branchCriteria(ctx context.Context, id string) (Criteria, error)
 	return criteriaOf(doc.Body), nil
 }
 
-// Finalize merges a task's branch and marks it completed. Every
-// acceptance criterion must be checked (force skips that), no agent may be
-// running, and the branch may not touch other task files — the guard
-// against Chant's data loss. The merge fast-forwards when it can and makes
-// a merge commit otherwise; nothing remote is deleted.
+// Finalize lands a task's run and marks it completed. Every acceptance
+// criterion must be checked (force skips that), no agent may be running,
+// and the branch may not touch other task files or the team's config —
+// the guard against Chant's data loss and against a run that rewrites its
+// own bar. The run lands as one commit on the person's branch (land); a
+// task without a run branch is marked completed there. Finalize is also
+// how a person lands a run the checks held back: that is their call.
 func (s *Store) Finalize(ctx context.Context, id string, force bool) (*Message, error) {
 	unlock, err := s.writeLock()
 	if err != nil {
@@ -129,9 +164,9 @@ func (s *Store) Finalize(ctx context.Context, id string, force bool) (*Message, 
 	if s.running(t.ID) {
 		return nil, fault.Conflictf("Task '%s' still has a running agent; pause or take it over first", t.ID)
 	}
+	from := t.Status
 	branch := BranchPrefix + t.ID
-	var commits []string
-	if s.repo.BranchExists(branch) {
+	if t.run != "" {
 		crit, err := s.branchCriteria(ctx, t.ID)
 		if err != nil {
 			return nil, err
@@ -142,36 +177,29 @@ func (s *Store) Finalize(ctx context.Context, id string, force bool) (*Message, 
 		if err := s.guardBranch(ctx, t.ID, branch); err != nil {
 			return nil, err
 		}
-		if commits, err = s.branchCommits(ctx, branch); err != nil {
+		if err := s.land(ctx, t, from, s.runSubjects(ctx, branch)); err != nil {
 			return nil, err
 		}
-		if err := s.mergeBranch(ctx, t.ID, branch); err != nil {
-			return nil, err
-		}
-		if t, err = s.Resolve(t.ID); err != nil {
-			return nil, err
-		}
-	} else if c := criteriaOf(t.Body); c.Unchecked > 0 && !force {
+		return message(t.ID, "Finalized task: %s", t.ID), nil
+	}
+	if c := criteriaOf(t.Body); c.Unchecked > 0 && !force {
 		return nil, fault.Checkf("Task '%s' has %d unchecked acceptance criteria. All criteria must be checked before finalization.", t.ID, c.Unchecked)
 	}
-	from := t.Status
-	for _, kv := range []struct {
-		k string
-		v any
-	}{{"status", "completed"}, {"completed_at", time.Now().UTC().Format(time.RFC3339)}, {"commits", commits}} {
-		if err := t.set(kv.k, kv.v); err != nil {
-			return nil, err
-		}
-	}
-	// The worktree goes first, so that whoever sees "completed" sees it all.
-	s.cleanupWorktree(ctx, t.ID, branch)
-	if err := s.save(t); err != nil {
+	if err := completed(t); err != nil {
 		return nil, err
 	}
-	if err := s.record(ctx, t.ID, from+" -> completed", t.Path); err != nil {
+	if err := s.persist(ctx, t, from+" -> completed"); err != nil {
 		return nil, err
 	}
 	return message(t.ID, "Finalized task: %s", t.ID), nil
+}
+
+// completed marks a task completed, now.
+func completed(t *Task) error {
+	if err := t.set("status", "completed"); err != nil {
+		return err
+	}
+	return t.set("completed_at", time.Now().UTC().Format(time.RFC3339))
 }
 
 // guardBranch refuses a branch that deletes or changes other task files.
@@ -195,6 +223,11 @@ func (s *Store) guardBranch(ctx context.Context, id, branch string) error {
 	if len(bad) > 0 {
 		return fault.Checkf("refusing to merge %s: it changes other task files (%s); fix the branch or merge it by hand", branch, strings.Join(bad, ", "))
 	}
+	if out, err := s.repo.Git(ctx, "diff", "--name-only", "HEAD..."+branch, "--", config.TeamFile); err != nil {
+		return err
+	} else if strings.TrimSpace(string(out)) != "" {
+		return fault.Checkf("refusing to merge %s: it changes the team's %s (its checks among them); review that change and merge it by hand", branch, config.TeamFile)
+	}
 	return nil
 }
 
@@ -212,37 +245,6 @@ func (s *Store) branchCommits(ctx context.Context, branch string) ([]string, err
 		return nil, err
 	}
 	return strings.Fields(string(out)), nil
-}
-
-// mergeBranch merges into the branch checked out in the main worktree.
-func (s *Store) mergeBranch(ctx context.Context, id, branch string) error {
-	unlock, err := s.lockFiles(syscall.LOCK_EX)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if _, err := s.repo.Git(ctx, "merge", "--ff-only", "--quiet", branch); err == nil {
-		return nil
-	}
-	msg := fmt.Sprintf("task(%s): merge %s", id, branch)
-	if _, err := s.repo.Git(ctx, "merge", "--no-edit", "--no-verify", "--quiet", "-m", msg, branch); err != nil {
-		_, _ = s.repo.Git(ctx, "merge", "--abort")
-		return fault.Conflictf("could not merge %s: %v (nothing was changed; merge it by hand, then finalize again)", branch, err)
-	}
-	return nil
-}
-
-// cleanupWorktree removes a finished task's worktree and its merged
-// branch, if both are clean and merged; anything else stays for a person.
-func (s *Store) cleanupWorktree(ctx context.Context, id, branch string) {
-	if wt, err := s.worktreePath(id); err == nil {
-		if _, err := os.Stat(wt); err == nil {
-			_ = s.repo.RemoveWorktree(ctx, wt)
-		}
-	}
-	if merged, err := s.merged(ctx, branch); err == nil && merged && s.repo.BranchExists(branch) {
-		_, _ = s.repo.Git(ctx, "branch", "-d", branch)
-	}
 }
 
 // settleOrphan settles a run whose supervisor is gone (it may have crashed

@@ -103,10 +103,7 @@ func (s *Store) Takeover(ctx context.Context, id string, force bool) (*TakeoverR
 		return nil, err
 	}
 	defer unlock()
-	if err := s.save(t); err != nil {
-		return nil, err
-	}
-	if err := s.record(ctx, t.ID, "taken over", t.Path); err != nil {
+	if err := s.persist(ctx, t, "taken over"); err != nil {
 		return nil, err
 	}
 	suggestion := "Continue in the worktree, then task_finalize; or task_reset to start again."

@@ -52,19 +52,22 @@ var (
 
 // Task is one work item.
 type Task struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	Status      string    `json:"status"`
-	Type        string    `json:"type"`
-	DependsOn   []string  `json:"depends_on"`
-	Labels      []string  `json:"labels"`
-	TargetFiles []string  `json:"target_files,omitempty"`
-	Context     []string  `json:"context,omitempty"`
-	Prompt      string    `json:"prompt,omitempty"`
-	Branch      string    `json:"branch,omitempty"`
-	Commits     []string  `json:"commits,omitempty"`
-	CompletedAt string    `json:"completed_at,omitempty"`
-	Model       string    `json:"model,omitempty"`
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Status    string   `json:"status"`
+	Type      string   `json:"type"`
+	DependsOn []string `json:"depends_on"`
+	Labels    []string `json:"labels"`
+	// Every key Chant's chant_spec_get sends is there, absent values
+	// empty ([] or "") where Chant sends null: gloss's outputs hold no null
+	// (one type per member, see schemas/nonull.go).
+	TargetFiles []string  `json:"target_files"`
+	Context     []string  `json:"context"`
+	Prompt      string    `json:"prompt"`
+	Branch      string    `json:"branch"`
+	Commits     []string  `json:"commits"`
+	CompletedAt string    `json:"completed_at"`
+	Model       string    `json:"model"`
 	Approval    *Approval `json:"approval,omitempty" jsonschema:"Chant's approval gate: required and not approved, a pending task is blocked"`
 
 	Path     string    `json:"-"` // repository-relative
@@ -73,6 +76,7 @@ type Task struct {
 	ModTime  time.Time `json:"-"`
 	fm       *yaml.Node
 	parseErr error
+	run      string // the run branch that holds the task's state until it lands ("" when none)
 }
 
 // Settings is the [tasks] table of .gloss/config.toml.
@@ -82,6 +86,11 @@ type Settings struct {
 	AutoCommit *bool `toml:"auto_commit"`
 	// Lint thresholds and vocabulary.
 	Lint LintSettings `toml:"lint"`
+	// Checks a run must pass to land: name = command (see checks.go for
+	// why each runs only once the person approved its exact text).
+	Checks map[string]string `toml:"checks"`
+	// CheckTimeout bounds each check (a Go duration; default 30m).
+	CheckTimeout string `toml:"check_timeout"`
 }
 
 // Store is the tasks of one repository.
@@ -176,6 +185,7 @@ func (s *Store) load() ([]*Task, error) {
 		return nil, err
 	}
 	slices.SortFunc(out, func(a, b *Task) int { return CompareIDs(a.ID, b.ID) })
+	s.overlayRuns(out)
 	return out, nil
 }
 
@@ -258,20 +268,28 @@ func (s *Store) read(p string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{ID: strings.TrimSuffix(path.Base(p), ".md"), Path: p}
+	t := Parse(p, data)
 	if st, err := f.Stat(); err == nil {
 		t.ModTime = st.ModTime()
 	}
+	return t, nil
+}
+
+// Parse reads a task file's bytes (from the working tree, or from a
+// commit, as a review of a range does). A file whose frontmatter does not
+// parse gives a pending task with the problem kept.
+func Parse(p string, data []byte) *Task {
+	t := &Task{ID: strings.TrimSuffix(path.Base(p), ".md"), Path: p}
 	doc, err := frontmatter.Parse(data)
 	if err != nil {
 		t.parseErr = err
 		t.Body = data
 		t.Status, t.Type = "pending", "code"
-		return t, nil
+		return t
 	}
 	t.fm, t.Body = doc.FM, doc.Body
 	t.decode()
-	return t, nil
+	return t
 }
 
 // problem says why a task file cannot be used: "" when it parses.

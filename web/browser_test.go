@@ -84,7 +84,9 @@ func newBrowser(t *testing.T, exe string) *browser {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 90*time.Second)
+	// The whole drive, every page and interaction: on a shared 2-core
+	// machine under load it takes minutes, not the 30 s it takes idle.
+	ctx, cancelC := context.WithTimeout(ctx, 5*time.Minute)
 	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
 	b := &browser{ctx: ctx}
 	if err := chromedp.Do(ctx); err != nil { // start the browser
@@ -437,9 +439,9 @@ func checkFilePage(t *testing.T, s *site, b *browser) {
 	js := `(() => { const h = document.getElementById("L` + strconv.Itoa(line) + `").closest(".hunk");
 		const q = s => { const e = h.querySelector(s); return e ? e.textContent.trim() : "" };
 		const d = h.querySelector("details.ann");
-		return {Hunk: h.id, Commit: q(".gutter .g-c"), Author: q(".gutter .g-au"), By: q(".gutter .g-by"), Attr: q(".gutter .g-attr"), Intent: q("details.ann summary .intent"), Meta: q("details.ann .meta"), Open: !!(d && d.open)} })()`
+		return {Hunk: h.id, Commit: q(".gutter .g-c"), Author: h.querySelector(".gutter").title, By: q(".gutter .g-by"), Attr: q(".gutter .g-attr"), Intent: q("details.ann summary .intent"), Meta: q("details.ann .meta"), Open: !!(d && d.open)} })()`
 	g := eval[gutter](t, b, js)
-	if g.Commit != want.Commit[:12] {
+	if g.Commit != want.Commit[:8] {
 		t.Errorf("gutter commit %q, read --json says %s", g.Commit, want.Commit)
 	}
 	if g.Intent != want.Intent {
@@ -468,8 +470,10 @@ func checkFilePage(t *testing.T, s *site, b *browser) {
 			t.Errorf("gutter attribution %q, git gloss blame --json says %+v", g.Attr, l.Contributor)
 		}
 	}
-	if g.Author != fixtures.UserName {
-		t.Errorf("gutter commit author %q, want %s", g.Author, fixtures.UserName)
+	// The gutter names the agent the annotation records; the commit's
+	// author is in its tooltip, with the commit's subject and date.
+	if !strings.Contains(g.Author, fixtures.UserName) || !strings.Contains(g.Author, want.Commit[:12]) {
+		t.Errorf("gutter tooltip %q lacks the commit author %s", g.Author, fixtures.UserName)
 	}
 	if g.Open {
 		t.Fatalf("the annotation is open before any click")

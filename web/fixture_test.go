@@ -92,7 +92,10 @@ func newSite(t *testing.T) *site {
 	t.Helper()
 	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
-	fx.Commit("first", map[string]string{"README.md": "# todo\n"})
+	// The team's check a task run must pass to land, approved in this
+	// clone as a person would (git gloss task checks --approve).
+	fx.Commit("first", map[string]string{"README.md": "# todo\n", ".gloss/config.toml": "[tasks.checks]\nready = \"test -f server/ready.go\"\n"})
+	fx.Git("config", "--local", "--add", "gloss.approvedCheck", "test -f server/ready.go")
 	fx.MustGloss("init", "--no-mcp")
 	fx.Commit("server: the todo server", map[string]string{"server/server.go": serverV1})
 	fx.Write("server/server.go", serverV1+healthFunc)

@@ -44,6 +44,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /deps/{path...}", s.deps)
 	m.HandleFunc("GET /tree/{path...}", s.tree)
 	m.HandleFunc("GET /stats", s.stats)
+	m.HandleFunc("GET /review", s.review)
 	m.HandleFunc("GET /specs", s.specs)
 	m.HandleFunc("GET /specs/diff", s.specDiff)
 	m.HandleFunc("GET /tasks", s.tasks)
@@ -130,8 +131,8 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 			if ts, err := tasks.Open(r.Context(), repo); err == nil {
 				if l, err := ts.List("", 0); err == nil {
 					for _, t := range l.Tasks {
-						d.Tasks[t.Status]++
-						if t.Status == "ready" {
+						d.Tasks[t.EffectiveStatus]++
+						if t.EffectiveStatus == "ready" {
 							d.Ready = append(d.Ready, t)
 						}
 					}
@@ -162,6 +163,7 @@ type fileData struct {
 	Dir         string
 	HunksHTML   template.HTML
 	Binary      bool
+	Predates    int // lines whose writer gloss never recorded (history before gloss)
 }
 
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
@@ -267,7 +269,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		s.page(w, r, "stats", view{Title: "Who wrote the code", Nav: "overview", Data: statsData{Query: q, Stats: st}}, st)
+		s.page(w, r, "stats", view{Title: "Who wrote the code", Nav: "stats", Data: statsData{Query: q, Stats: st}}, st)
 		return nil
 	})
 }
@@ -372,7 +374,13 @@ func (s *Server) specDiff(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		s.page(w, r, "specdiff", view{Title: "Spec " + d.SpecPath, Nav: "specs", Data: specDiffData{Base: base, Diff: d}}, d)
+		// The diff is coloured by highlight.js's diff grammar when make
+		// built it in (additions green, deletions red, hunk headers blue).
+		var sc []string
+		if d.Diff != "" && hasAsset(codeScripts[0]) {
+			sc = codeScripts
+		}
+		s.page(w, r, "specdiff", view{Title: "Spec " + d.SpecPath, Nav: "specs", Scripts: sc, Data: specDiffData{Base: base, Diff: d}}, d)
 		return nil
 	})
 }
@@ -393,7 +401,7 @@ type boardData struct {
 func board(l *tasks.ListResult) boardData {
 	by := map[string][]tasks.Summary{}
 	for _, t := range l.Tasks {
-		by[t.Status] = append(by[t.Status], t)
+		by[t.EffectiveStatus] = append(by[t.EffectiveStatus], t)
 	}
 	d := boardData{Total: l.Total}
 	for _, st := range boardOrder {
@@ -461,7 +469,10 @@ func (s *Server) task(w http.ResponseWriter, r *http.Request) {
 		if lg, err := ts.Log(t.ID, 200, 0, ""); err == nil {
 			d.Log = lg
 		}
-		s.page(w, r, "task", view{Title: t.ID + " " + t.Title, Nav: "tasks", Scripts: []string{"task.js"}, Data: d}, t)
+		// The description is markdown, rendered in the browser like a
+		// note's (shown as its source without the scripts).
+		sc := append(noteScripts(true, fences(string(t.Body)), hasAsset), "task.js")
+		s.page(w, r, "task", view{Title: t.ID + " " + t.Title, Nav: "tasks", Scripts: sc, Data: d}, t)
 		return nil
 	})
 }

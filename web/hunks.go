@@ -34,6 +34,9 @@ func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (tem
 	if d.Attribution != nil {
 		for _, l := range d.Attribution.Lines {
 			who[l.Line] = l.Contributor
+			if l.Contributor.Type == "unknown" {
+				d.Predates++
+			}
 		}
 	}
 	// Each code cell names the language, for highlight.js in the page.
@@ -64,20 +67,24 @@ func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (tem
 			b.WriteString(` annotated`)
 		}
 		b.WriteString(`" id="h` + idx + `" data-start="` + start + `" data-end="` + end + `">` + "\n")
-		b.WriteString(`<a class="gutter" href="#a` + idx + `" data-hunk="` + idx + `"><span class="vh">lines ` + start + ` to ` + end + `:</span>` + "\n")
+		// One line per hunk: commit, age, author (or the agent the
+		// annotation names), who wrote the lines — each cut short with an
+		// ellipsis, the whole of it in the title.
+		b.WriteString(`<a class="gutter" href="#a` + idx + `" data-hunk="` + idx + `" title="` + html.EscapeString(gutterTitle(h)) + `"><span class="vh">lines ` + start + ` to ` + end + `:</span>` + "\n")
 		if h.Commit == gitops.Uncommitted {
 			b.WriteString(`<span class="g-c">uncommitted</span>`)
 		} else {
-			b.WriteString(`<span class="g-c" title="` + html.EscapeString(h.Summary) + `">` + gitops.ShortID(h.Commit) + "</span>\n")
-			b.WriteString(`<span class="g-au">` + html.EscapeString(h.Author) + "</span>\n")
-			if h.By != nil {
-				b.WriteString(`<span class="g-by k-` + html.EscapeString(h.By.Kind) + `" title="author of the annotation">` + html.EscapeString(h.By.Kind))
+			b.WriteString(`<span class="g-c">` + gitops.ShortID(h.Commit)[:8] + "</span>\n")
+			b.WriteString(`<span class="g-ag">` + age(h.Time) + "</span>\n")
+			if h.By != nil && h.By.Kind != "human" {
+				b.WriteString(`<span class="g-by k-` + html.EscapeString(h.By.Kind) + `">` + html.EscapeString(h.By.Kind))
 				if h.By.Model != "" {
 					b.WriteString(" · " + html.EscapeString(h.By.Model))
 				}
 				b.WriteString("</span>\n")
+			} else {
+				b.WriteString(`<span class="g-au">` + html.EscapeString(h.Author) + "</span>\n")
 			}
-			b.WriteString(`<span class="g-ag" title="` + html.EscapeString(h.Time) + `">` + age(h.Time) + `</span>`)
 			writeAttribution(&b, who, h.Start, h.End)
 		}
 		b.WriteString("\n</a>\n" + pre)
@@ -85,7 +92,13 @@ func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (tem
 			ln := strconv.Itoa(n)
 			// The number is drawn by CSS from data-n: not copied with the
 			// code, and a fifth of the page's bytes saved.
-			b.WriteString(`<span class="l" id="L` + ln + `" data-n="` + ln + `">`)
+			if n == 1 {
+				// The Element Timing API reports when the first line was
+				// painted: the browser test's measure of the first screen.
+				b.WriteString(`<span class="l" elementtiming="first-code" id="L` + ln + `" data-n="` + ln + `">`)
+			} else {
+				b.WriteString(`<span class="l" id="L` + ln + `" data-n="` + ln + `">`)
+			}
 			b.WriteString(lines[n-1])
 			b.WriteString("\n</span>")
 		}
@@ -98,6 +111,21 @@ func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (tem
 		b.WriteString("\n</div>\n")
 	}
 	return template.HTML(b.String()), nil //nolint:gosec // every piece is escaped above or by the template
+}
+
+// gutterTitle is a hunk's gutter in full, for its tooltip.
+func gutterTitle(h why.Hunk) string {
+	if h.Commit == gitops.Uncommitted {
+		return "not committed yet"
+	}
+	t := gitops.ShortID(h.Commit) + " " + h.Summary + " — " + h.Author + ", " + h.Time
+	if h.By != nil {
+		t += "; annotated by " + h.By.Kind
+		if h.By.Model != "" {
+			t += " (" + h.By.Model + ")"
+		}
+	}
+	return t
 }
 
 // writeAttribution writes who wrote a hunk's lines by line attribution:
@@ -118,7 +146,10 @@ func writeAttribution(b *strings.Builder, who map[int]attribution.Contributor, s
 		}
 		count[k]++
 	}
-	if len(order) == 0 {
+	// History from before gloss recorded who wrote each line is shown
+	// quietly: no mark at all rather than "unknown" on every hunk (the
+	// page says once how many lines that is).
+	if len(order) == 0 || (len(order) == 1 && order[0].typ == "unknown") {
 		return
 	}
 	b.WriteString("\n<span class=\"g-attr\">")

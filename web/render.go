@@ -15,6 +15,7 @@ import (
 	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/review"
 	"github.com/gloss-dev/gloss/schemas"
 )
 
@@ -49,6 +50,7 @@ var funcs = template.FuncMap{
 	"pct":       pct,
 	"sum":       func(t attribution.Totals) int { return t.Human + t.AI + t.Mixed + t.Unknown },
 	"refname":   func(r string) string { return strings.TrimPrefix(r, "refs/notes/") },
+	"rankTitle": review.RankTitle,
 }
 
 // loadPages parses each page with the shared layout.
@@ -106,7 +108,34 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, name string, v vie
 		}
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = w.Write(buf.Bytes())
+	writeProgressively(w, buf.Bytes())
+}
+
+// firstScreenHunks is how many hunks of a file page go out before the
+// rest: more than a screen holds.
+const firstScreenHunks = 60
+
+// writeProgressively sends a page's head and its first screen of hunks
+// and flushes them, then the rest: the browser paints the first screen of
+// a long file while the megabytes after it are still on their way.
+func writeProgressively(w http.ResponseWriter, page []byte) {
+	cut, from := -1, 0
+	for range firstScreenHunks {
+		i := bytes.Index(page[from:], []byte(`<div class="hunk`))
+		if i < 0 {
+			break
+		}
+		cut, from = from+i, from+i+1
+	}
+	if cut <= 0 || len(page) < 256<<10 {
+		_, _ = w.Write(page)
+		return
+	}
+	_, _ = w.Write(page[:cut])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	_, _ = w.Write(page[cut:])
 }
 
 // writeJSON writes v as the CLI's --json does: the shared encoding and a

@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -147,6 +148,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if !s.authorized(w, r) {
+			if publicAsset(r.URL.Path) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if wantsPage(r) {
+				tokenPage(w)
+				return
+			}
 			refuse(w, http.StatusForbidden, "a token is required: open the URL git gloss serve printed")
 			return
 		}
@@ -157,6 +166,54 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// publicAsset is what a page without the token may still load: the
+// stylesheet and the icon of the token page, built into the binary, with
+// nothing of the repository in them (and Cross-Origin-Resource-Policy
+// keeps other sites from loading them).
+func publicAsset(p string) bool {
+	return p == "/assets/app.css" || p == "/assets/favicon.svg" || p == "/favicon.ico"
+}
+
+// wantsPage reports whether a refused request comes from a person's
+// browser (a page, not a JSON twin or a script).
+func wantsPage(r *http.Request) bool {
+	return r.URL.Query().Get("format") != "json" && strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// tokenPage answers a browser that came without the token — a bookmark,
+// a tab left open while the server restarted — with what to run, rather
+// than a bare refusal. It says nothing about the repository.
+func tokenPage(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = io.WriteString(w, tokenPageHTML)
+}
+
+const tokenPageHTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Open gloss with its token · gloss</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/assets/app.css">
+</head>
+<body>
+<header class="top"><span class="brand">gloss</span></header>
+<main id="main" class="tokenpage">
+<h1>This page needs the server's token</h1>
+<p>This is <code>git gloss serve</code>, a read-only view of a repository on this machine. Every time it starts it makes a new secret token and prints a URL that carries it, so that no other web page can read your repository through it. A bookmark, or a tab left open while the server restarted, does not have the current token.</p>
+<h2>To open it</h2>
+<ol>
+<li>In the terminal where <code>git gloss serve</code> runs, open the URL it printed (<code>http://127.0.0.1:PORT/?token=…</code>).</li>
+<li>If it is not running, start it in your repository: <pre><code>git gloss serve --open</code></pre> (<code>--port 8642</code> keeps the same address between starts; the token still changes).</li>
+</ol>
+<p class="dim">After the first page, a cookie carries the token, so the links inside the view work until the server stops.</p>
+</main>
+</body>
+</html>
+`
 
 // authorized checks the token of the URL or of the cookie; a right token
 // in the URL sets the cookie.

@@ -178,3 +178,41 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("Referrer-Policy = %q: the token would leak in Referer", h.Get("Referrer-Policy"))
 	}
 }
+
+// TestMissingTokenPage: a browser that comes back without the token (a
+// bookmark, a tab kept across a restart) gets a page that says what to run
+// and nothing of the repository; its stylesheet loads without the token;
+// a script or a JSON twin still gets the plain refusal.
+func TestMissingTokenPage(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	get := func(path, accept string) (int, string) {
+		r, err := http.NewRequest("GET", s.base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if accept != "" {
+			r.Header.Set("Accept", accept)
+		}
+		code, body, _ := do(t, r)
+		return code, body
+	}
+	code, body := get("/file/server/server.go", "text/html,application/xhtml+xml")
+	if code != http.StatusForbidden || !strings.Contains(body, "git gloss serve --open") || !strings.Contains(body, "<h1>This page needs the server's token</h1>") {
+		t.Errorf("a browser without the token: %d\n%s", code, body)
+	}
+	for _, leak := range []string{s.fx.Dir, "server.go", healthIntent} {
+		if strings.Contains(body, leak) {
+			t.Errorf("the token page shows %q", leak)
+		}
+	}
+	if code, body := get("/assets/app.css", "text/css"); code != 200 || !strings.Contains(body, ".tokenpage") {
+		t.Errorf("the token page's stylesheet: %d", code)
+	}
+	if code, _ := get("/assets/file.js", "*/*"); code != http.StatusForbidden {
+		t.Errorf("another asset without the token: %d", code)
+	}
+	if code, body := get("/?format=json", "text/html"); code != http.StatusForbidden || strings.Contains(body, "<html") {
+		t.Errorf("a JSON twin without the token: %d %s", code, body)
+	}
+}

@@ -1,11 +1,15 @@
 package why_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/why"
 )
 
@@ -213,5 +217,91 @@ func TestPathDecisions(t *testing.T) {
 	}
 	if res := readJSON(t, fx, "main.go"); regionWith(res, "text never imports the terminal") != nil {
 		t.Error("the directory's decision reaches a file outside it")
+	}
+}
+
+// TestHistoryNamesTheRecordsAuthor: an agent's record is the agent's, with
+// its model, not the person's who committed it.
+func TestHistoryNamesTheRecordsAuthor(t *testing.T) {
+	fx := newRepo(t)
+	stage(t, fx, "--file", "text/width.go", "--anchor", "Width", "--intent", "columns, not bytes", "--author-name", "claude", "--model", "opus")
+	fx.Commit("text: width", map[string]string{"text/width.go": widthV1})
+	var h why.HistoryResult
+	if err := json.Unmarshal([]byte(fx.MustGloss("history", "text/width.go", "--anchor", "Width", "--json")), &h); err != nil {
+		t.Fatal(err)
+	}
+	var by *why.Event
+	for i, e := range h.Events {
+		if e.Intent == "columns, not bytes" {
+			by = &h.Events[i]
+		}
+	}
+	if by == nil || by.By == nil || by.By.Kind != "agent" || by.By.Name != "claude" || by.By.Model != "opus" || by.Author != "Gloss Tester" {
+		t.Fatalf("history event: %+v", by)
+	}
+	if out := fx.MustGloss("history", "text/width.go", "--anchor", "Width"); !strings.Contains(out, "claude (agent) opus, committed by Gloss Tester") {
+		t.Errorf("history names the commit's author for the agent's record:\n%s", out)
+	}
+}
+
+// TestBoundOnlyAnswersWithoutBlame is the answer a hook falls back to when
+// the blame would not finish in its time: the function's decision, and
+// none of the records blame would find.
+func TestBoundOnlyAnswersWithoutBlame(t *testing.T) {
+	fx := decided(t)
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	today := fx.Read("text/columns.go")
+	mid := lineOf(t, today, "cols += runeWidth(ch)")
+	q := why.Query{Path: "text/columns.go", Lines: &annotate.Lines{Start: mid, End: mid}}
+	full, err := why.Read(context.Background(), repo, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.BoundOnly = true
+	bound, err := why.Read(context.Background(), repo, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if regionWith(*bound, widthConstraint) == nil {
+		t.Fatalf("bound only: the decision is missing: %+v", bound.Regions)
+	}
+	if len(full.Regions) <= len(bound.Regions) || bound.Stats.BlamedCommits != 0 {
+		t.Errorf("bound only answered %d regions (the full read %d) after blaming %d commits", len(bound.Regions), len(full.Regions), bound.Stats.BlamedCommits)
+	}
+}
+
+// TestDecisionsFollowSyncAndForget: a decision recorded in one clone
+// reaches a read in another after both sync (the decisions index follows
+// the notes ref a sync moves), and leaves it after the first forgets it
+// and both sync again.
+func TestDecisionsFollowSyncAndForget(t *testing.T) {
+	bare := fixtures.NewBare(t)
+	a := newRepo(t)
+	a.Commit("text: width", map[string]string{"text/width.go": widthV1})
+	a.Git("remote", "add", "origin", bare)
+	a.Git("push", "-q", "origin", "main")
+	b := fixtures.Clone(t, bare)
+	b.MustGloss("init", "--no-mcp")
+	line := fmt.Sprintf("%d:%d", lineOf(t, widthV1, "n += runeWidth(r)"), lineOf(t, widthV1, "n += runeWidth(r)"))
+	// B reads first: its index is built before the decision exists.
+	if regionWith(readJSON(t, b, "text/width.go", "--lines", line), widthConstraint) != nil {
+		t.Fatal("a decision before it was recorded")
+	}
+	a.MustGloss("annotate", "--commit", "HEAD~0", "--file", "text/width.go", "--anchor", "Width", "--constraint", widthConstraint)
+	a.MustGloss("sync", "origin")
+	b.MustGloss("sync", "origin")
+	r := regionWith(readJSON(t, b, "text/width.go", "--lines", line), widthConstraint)
+	if r == nil {
+		t.Fatal("the decision synced from the other clone is not in force")
+	}
+	a.MustGloss("forget", r.ID, "--reason", "recorded by mistake")
+	a.MustGloss("sync", "origin")
+	b.MustGloss("sync", "origin")
+	if regionWith(readJSON(t, b, "text/width.go", "--lines", line), widthConstraint) != nil {
+		t.Fatal("a forgotten decision is still in force after sync")
 	}
 }

@@ -22,9 +22,13 @@ type HistoryQuery struct {
 
 // Event is one annotated change in a timeline.
 type Event struct {
-	Commit      string                `json:"commit"`
-	Time        string                `json:"time"`
-	Author      string                `json:"author"`
+	Commit string `json:"commit"`
+	Time   string `json:"time"`
+	Author string `json:"author" jsonschema:"the commit's author"`
+	// By is who wrote the record: for an agent's record, the agent and
+	// its model, which the commit's author (the person who committed the
+	// agent's work) is not.
+	By          *annotate.Author      `json:"by,omitempty" jsonschema:"who wrote the record: kind (human, agent, tool), name and model"`
 	Subject     string                `json:"subject"`
 	Anchor      *annotate.Anchor      `json:"anchor,omitempty"`
 	Lines       annotate.Lines        `json:"lines"`
@@ -126,8 +130,9 @@ func History(ctx context.Context, repo *gitops.Repo, q HistoryQuery) (*HistoryRe
 				if r == nil || gitops.FollowRename(renames, r.File) != p || (q.Anchor != "" && (r.Anchor == nil || !anchorIs(r.Anchor.Name, q.Anchor))) {
 					continue
 				}
+				by := r.Author
 				block = append(block, Event{Commit: c.ID, Time: c.AuthorTime.UTC().Format(time.RFC3339),
-					Author: c.AuthorName, Subject: c.Subject(), Anchor: r.Anchor, Lines: r.Lines,
+					Author: c.AuthorName, By: &by, Subject: c.Subject(), Anchor: r.Anchor, Lines: r.Lines,
 					Intent: r.Intent, Constraints: r.Constraints, Source: r.Source})
 			}
 			// Blocks are collected newest first; events within a block keep

@@ -56,8 +56,10 @@ func (r *reading) lookup() ([]decisions.Bound, error) {
 func (r *reading) blameLines(found []decisions.Bound) error {
 	r.blamed = r.target
 	for _, b := range found {
-		if b.Span != nil && overlaps(b.Span.Start, b.Span.End, r.target) {
-			r.blamed.Start, r.blamed.End = min(r.blamed.Start, b.Span.Start), max(r.blamed.End, b.Span.End)
+		for _, a := range b.Spans {
+			if overlaps(a.Start, a.End, r.target) {
+				r.blamed.Start, r.blamed.End = min(r.blamed.Start, a.Start), max(r.blamed.End, a.End)
+			}
 		}
 	}
 	r.blamed.End = min(r.blamed.End, r.f.lines)
@@ -214,7 +216,7 @@ func (r *reading) place(reg *annotate.Region, o *owned, b decisions.Bound, isBou
 		sort.Ints(current)
 		v.Current = &annotate.Lines{Start: current[0], End: current[len(current)-1]}
 	}
-	if !isBound || !reg.Decides() && !r.askedFor(reg, b) {
+	if !isBound || !reg.Decides() && !r.askedFor(b) {
 		// Found through blame: its lines at its commit are lines asked. A
 		// record that decides nothing (an intent, reasoning) describes the
 		// code it came with: it is bound to its function or file only
@@ -226,13 +228,14 @@ func (r *reading) place(reg *annotate.Region, o *owned, b decisions.Bound, isBou
 		return v, true
 	}
 	switch {
-	case b.Span != nil:
-		if !overlaps(b.Span.Start, b.Span.End, r.target) {
+	case len(b.Spans) > 0:
+		span, ok := spanHolding(b.Spans, r.target)
+		if !ok {
 			return v, false // another function's
 		}
-		v.Span = &annotate.Lines{Start: b.Span.Start, End: b.Span.End}
+		v.Span = &annotate.Lines{Start: span.Start, End: span.End}
 		if b.How == decisions.BoundRenamed {
-			v.Renamed = b.Span.Name
+			v.Renamed = span.Name
 		}
 		v.Score = 0.45 * specificity(v.Span, r.target)
 	case b.How == decisions.BoundNotFound:
@@ -250,16 +253,29 @@ func (r *reading) place(reg *annotate.Region, o *owned, b decisions.Bound, isBou
 // askedFor reports whether the query asks about what a bound record is
 // bound to: its anchor (read --anchor), or the whole file a file- or
 // directory-level record covers.
-func (r *reading) askedFor(reg *annotate.Region, b decisions.Bound) bool {
-	if b.Span != nil {
+func (r *reading) askedFor(b decisions.Bound) bool {
+	if len(b.Spans) > 0 {
 		for _, a := range r.res.Resolved.Anchors {
-			if a.Start == b.Span.Start && a.End == b.Span.End {
-				return true
+			for _, s := range b.Spans {
+				if a.Start == s.Start && a.End == s.End {
+					return true
+				}
 			}
 		}
 		return false
 	}
 	return b.How == decisions.BoundToPath && r.q.Anchor == "" && r.q.Lines == nil
+}
+
+// spanHolding is the first of an anchor's definitions that holds some of
+// the target lines.
+func spanHolding(spans []treesitter.Anchor, target annotate.Lines) (treesitter.Anchor, bool) {
+	for _, a := range spans {
+		if overlaps(a.Start, a.End, target) {
+			return a, true
+		}
+	}
+	return treesitter.Anchor{}, false
 }
 
 // overlapShare is the share of a record's lines that are target lines, as

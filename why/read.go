@@ -37,6 +37,11 @@ type Query struct {
 	// unsaved buffer: it is read instead of the working-tree file, Lines
 	// are its lines, and lines that differ from HEAD are uncommitted.
 	Content []byte `json:"-"`
+	// BoundOnly answers with the records bound to the code alone (the
+	// decisions of its functions, file and directories), without blaming
+	// the lines: the answer an agent's hook falls back to when a blame
+	// the cache cannot answer would not finish in its time.
+	BoundOnly bool `json:"-"`
 }
 
 // Target is what the query resolved to.
@@ -187,7 +192,10 @@ func read(ctx context.Context, repo *gitops.Repo, q Query) (*reading, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.blameLines(found); err != nil {
+	if q.BoundOnly {
+		r.blamed, r.blame = r.target, &gitops.Blame{Commits: map[string]gitops.BlameCommit{}}
+		r.res.Notes = append(r.res.Notes, "only the records bound to functions, files and directories: the lines were not blamed")
+	} else if err := r.blameLines(found); err != nil {
 		return nil, err
 	}
 	if err := r.inForce(found); err != nil {

@@ -24,6 +24,14 @@ echo "done"
 AGENT
 chmod +x "$agent"
 git config gloss.agent "$agent"
+# The team's check: a run lands on the branch only when it passes. It is a
+# command from a committed file, so it runs only once this clone approved
+# its exact text.
+mkdir -p .gloss
+printf '[tasks.checks]\nbuild = "test -f server/health.go"\n' >> .gloss/config.toml
+git add .gloss/config.toml && git commit -q -m "tasks: the check a run must pass"
+run git gloss task checks
+run git gloss task checks --approve
 
 run git gloss task add "Add a health endpoint for the load balancer" \
 	-c "GET /health answers 204" -c "the handler never touches the database"

@@ -132,15 +132,20 @@ func exchanges(t *testing.T, dir string) []exchange {
 const constraint = "greet() must print exactly one line per call: the log parser counts lines"
 
 // annotatedRepo is a real repository set up with init --agents=<agent>,
-// where greet in main.go carries a recorded constraint.
+// where greet in main.go carries a constraint recorded by an older commit
+// that changed only greet's doc comment; the line the agent edits was
+// written by a later commit that recorded nothing. The constraint reaches
+// the model only because a decision binds to its function, not to the
+// lines its commit changed (issue 26).
 func annotatedRepo(t *testing.T, agent string) *fixtures.Repo {
 	t.Helper()
 	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
-	fx.Commit("first", map[string]string{"main.go": "package main\n\nfunc greet() {\n\tprintln(\"hi\")\n}\n\nfunc main() { greet() }\n"})
+	fx.Commit("first", map[string]string{"main.go": "package main\n\n// greet greets.\nfunc greet() {\n\tprintln(\"hi\")\n}\n\nfunc main() { greet() }\n"})
 	fx.MustGloss("init", "--no-mcp", "--agents="+agent)
 	fx.MustGloss("annotate", "--file", "main.go", "--anchor", "greet", "--constraint", constraint)
-	fx.Commit("greet says hello", map[string]string{"main.go": "package main\n\nfunc greet() {\n\tprintln(\"hello\")\n}\n\nfunc main() { greet() }\n"})
+	fx.Commit("greet: say what it prints", map[string]string{"main.go": "package main\n\n// greet prints one greeting.\nfunc greet() {\n\tprintln(\"hi\")\n}\n\nfunc main() { greet() }\n"})
+	fx.Commit("greet says hello", map[string]string{"main.go": "package main\n\n// greet prints one greeting.\nfunc greet() {\n\tprintln(\"hello\")\n}\n\nfunc main() { greet() }\n"})
 	return fx
 }
 

@@ -13,11 +13,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -245,5 +248,110 @@ func copyFile(t testing.TB, src, dst string, mode os.FileMode) {
 	}
 	if err := os.WriteFile(dst, data, mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestInstallFromARelease serves a release (the archive, SHA256SUMS) from a
+// web server on loopback, as a release page would, and installs it with
+// install.sh --version: the checksum is checked, the provenance step says
+// what it could check (with a gh that refuses, the archive is refused),
+// and git gloss --help then shows the man page. A release that does not
+// exist, or whose archive was tampered with, is refused.
+func TestInstallFromARelease(t *testing.T) {
+	a := archive(t)
+	if _, err := exec.LookPath("man"); err != nil {
+		t.Skip("man is not installed")
+	}
+	name := filepath.Base(a)
+	version := strings.TrimPrefix(strings.Split(name, "_linux_")[0], "git-gloss_")
+	release := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(release, version), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, a, filepath.Join(release, version, name), 0o644)
+	copyFile(t, filepath.Join(filepath.Dir(a), "SHA256SUMS"), filepath.Join(release, version, "SHA256SUMS"), 0o644)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var served []string
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		served = append(served, r.URL.Path)
+		mu.Unlock()
+		http.FileServer(http.Dir(release)).ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	base := "http://" + ln.Addr().String()
+	script := filepath.Join(fixtures.ModuleRoot(), "scripts", "install.sh")
+
+	// No gh or cosign on PATH: only the checksum is checked, and it says so.
+	noTools := t.TempDir()
+	for _, tool := range []string{"bash", "curl", "tar", "sha256sum", "awk", "find", "mktemp", "cp", "install", "id", "uname", "dirname", "basename", "sed", "ls", "head", "rm", "mkdir", "cat", "tr", "grep", "manpath", "gzip"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			_ = os.Symlink(p, filepath.Join(noTools, tool))
+		}
+	}
+	prefix := t.TempDir()
+	cmd := exec.Command("bash", script, "--version", version, "--from", base, "--prefix", prefix)
+	cmd.Env = append(os.Environ(), "PATH="+noTools)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install.sh --version %s: %v\n%s", version, err, out)
+	}
+	for _, want := range []string{"downloading " + name, "checksum of " + name + " verified", "build provenance not checked: neither gh nor cosign", "gh attestation verify " + name, "installed " + prefix + "/bin/git-gloss"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("install.sh said:\n%s\nwant it to mention %q", out, want)
+		}
+	}
+	mu.Lock()
+	if !slices.Contains(served, "/"+version+"/"+name) || !slices.Contains(served, "/"+version+"/SHA256SUMS") {
+		t.Errorf("the loopback release served %v", served)
+	}
+	mu.Unlock()
+	help := exec.Command("git", "gloss", "--help")
+	help.Dir = fixtures.NewRepo(t).Dir
+	help.Env = append(os.Environ(), "PATH="+filepath.Join(prefix, "bin")+":"+os.Getenv("PATH"),
+		"MANPATH="+filepath.Join(prefix, "share", "man")+":", "MANPAGER=cat", "PAGER=cat", "MANWIDTH=80", "GIT_PAGER=cat")
+	page, err := help.CombinedOutput()
+	if err != nil || !strings.Contains(string(page), "GIT-GLOSS(1)") {
+		t.Errorf("git gloss --help after install --version: %v\n%.400s", err, page)
+	}
+
+	// --require-provenance refuses when nothing can check it.
+	cmd = exec.Command("bash", script, "--version", version, "--from", base, "--prefix", t.TempDir(), "--require-provenance")
+	cmd.Env = append(os.Environ(), "PATH="+noTools)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "--require-provenance") {
+		t.Errorf("--require-provenance without gh or cosign: %v\n%s", err, out)
+	}
+	// A gh whose verification fails: the archive is refused.
+	gh := filepath.Join(noTools, "gh")
+	if err := os.WriteFile(gh, []byte("#!/bin/sh\necho \"$@\" >> \""+filepath.Join(t.TempDir(), "gh.args")+"\"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("bash", script, "--version", version, "--from", base, "--prefix", t.TempDir())
+	cmd.Env = append(os.Environ(), "PATH="+noTools)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "does not verify") {
+		t.Errorf("an archive whose provenance does not verify was installed: %v\n%s", err, out)
+	}
+	_ = os.Remove(gh)
+	// A release that does not exist.
+	cmd = exec.Command("bash", script, "--version", "v0.0.0-none", "--from", base, "--prefix", t.TempDir())
+	cmd.Env = append(os.Environ(), "PATH="+noTools)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "no git-gloss_v0.0.0-none_linux_") {
+		t.Errorf("a missing release: %v\n%s", err, out)
+	}
+	// A tampered archive on the server.
+	data, _ := os.ReadFile(a)
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(filepath.Join(release, version, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("bash", script, "--version", version, "--from", base, "--prefix", t.TempDir())
+	cmd.Env = append(os.Environ(), "PATH="+noTools)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "checksum mismatch") {
+		t.Errorf("a tampered release archive was not refused: %v\n%s", err, out)
 	}
 }

@@ -260,7 +260,7 @@ func killLoop(t *testing.T, fsync string) {
 	r.Git("config", "gloss.fsync", fsync)
 	midWrite := 0
 	for _, point := range []string{"noma:journaled", "noma:appended", "noma:written"} {
-		cmd := r.Command(fixtures.Binary(t), "doc", "patch", "doc.noma", "--op", addBlockOp("at-"+strings.ReplaceAll(point, ":", "-")))
+		cmd := r.Command(fixtures.TestSwitches(t), "doc", "patch", "doc.noma", "--op", addBlockOp("at-"+strings.ReplaceAll(point, ":", "-")))
 		cmd.Env = append(append([]string{}, r.Env...), "GLOSS_TEST_KILL_AT="+point)
 		err := cmd.Run()
 		var ee *exec.ExitError

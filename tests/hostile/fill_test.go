@@ -46,7 +46,7 @@ func TestKilledCacheFillLockIsTakenOver(t *testing.T) {
 	r.Commit("one", map[string]string{"big.txt": fixtures.LongFile(1)})
 	r.Commit("two", map[string]string{"big.txt": fixtures.LongFile(2)})
 	read := func(env ...string) {
-		cmd := r.Command(fixtures.Binary(t), "read", "big.txt", "--lines", "100:200", "--json")
+		cmd := r.Command(fixtures.TestSwitches(t), "read", "big.txt", "--lines", "100:200", "--json")
 		cmd.Env = append(append([]string{}, r.Env...), env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("read: %v\n%s", err, out)

@@ -36,7 +36,7 @@ func taskRepo(t *testing.T) (*fixtures.Repo, string) {
 // process died by the signal.
 func killedUpdate(t *testing.T, r *fixtures.Repo, id, text, point string, delay time.Duration) bool {
 	t.Helper()
-	cmd := r.Command(fixtures.Binary(t), "task", "update", id, "--output", text)
+	cmd := r.Command(fixtures.TestSwitches(t), "task", "update", id, "--output", text)
 	if point != "" {
 		cmd.Env = append(append([]string{}, r.Env...), "GLOSS_TEST_KILL_AT="+point)
 	}

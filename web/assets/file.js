@@ -3,6 +3,21 @@
 // gutter links still jump to the annotation and <details> still opens.
 (function () {
   "use strict";
+  // Long lines wrap or scroll, as the person chose last time (kept in
+  // this browser's storage for every file page of every repository).
+  var wrap = document.getElementById("wrap");
+  var blame = document.querySelector(".blame");
+  if (wrap && blame) {
+    document.getElementById("wrapctl").hidden = false;
+    var stored = null;
+    try { stored = window.localStorage.getItem("gloss.wrap"); } catch (e) { /* storage off */ }
+    wrap.checked = stored === "1";
+    blame.classList.toggle("wrapcode", wrap.checked);
+    wrap.addEventListener("change", function () {
+      blame.classList.toggle("wrapcode", wrap.checked);
+      try { window.localStorage.setItem("gloss.wrap", wrap.checked ? "1" : "0"); } catch (e) { /* storage off */ }
+    });
+  }
   var hunks = Array.prototype.slice.call(document.querySelectorAll(".hunk"));
   if (!hunks.length) return;
   var current = -1;
