@@ -187,7 +187,6 @@ func tracesOf(commit string, recs []notes.Record) ([][]byte, error) {
 	return out, nil
 }
 
-
 // traceOf turns gloss's own live attribution records of one commit
 // (sorted by id) into a trace record.
 func traceOf(commit string, own []*Record) TraceRecord {

@@ -142,7 +142,6 @@ func (b *builder) record() Record {
 	return b.rec
 }
 
-
 // commitAttribution is what is known about one commit: per file, every
 // live record's ranges merged line by line (mergeFile), so that two
 // records naming the same file (a hook's and an import's, or two

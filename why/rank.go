@@ -114,7 +114,7 @@ func sortViews(views []RegionView) {
 		if ra, rb := Rank(a), Rank(b); ra != rb {
 			return ra < rb
 		}
-		if a.Trust != b.Trust {
+		if (a.Trust == "directive") != (b.Trust == "directive") {
 			return a.Trust == "directive"
 		}
 		if a.Score != b.Score {
