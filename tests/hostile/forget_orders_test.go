@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/runenv"
 )
 
 // The orders of issue 28's done-when: two clones and a bare remote; A
@@ -93,7 +94,7 @@ func bitsSet(m int) int {
 // sampled reports whether an order runs by default: those whose
 // generations all come before or all after the deciding events.
 func sampled(order []orderStep) bool {
-	if os.Getenv("GLOSS_FORGET_ORDERS") == "all" {
+	if os.Getenv(runenv.ForgetOrders) == "all" {
 		return true
 	}
 	gensFirst := order[0] == stepPick && order[3] == stepCarry
