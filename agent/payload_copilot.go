@@ -41,7 +41,7 @@ var copilotHooksFile = func() []byte {
 	for _, ev := range copilotEvents {
 		hooks[ev.Event] = []any{map[string]any{
 			"type": "command", "bash": "git gloss agent hook --agent copilot " + ev.Event,
-			"timeoutSec": 10, "env": map[string]string{"GLOSS_HOOKS_FILE": copilotOwnedMark},
+			"timeoutSec": 10, "env": map[string]string{"gloss_hooks": copilotOwnedMark},
 		}}
 	}
 	data, _ := json.MarshalIndent(map[string]any{"version": 1, "hooks": hooks}, "", "  ")
