@@ -53,7 +53,7 @@ var scripts = []script{
 	{agent: "claude", model: "claude-sonnet-4-5-20250929", start: "SessionStart", prompt: "UserPromptSubmit", pre: "PreToolUse", post: "PostToolUse"},
 	{agent: "codex", model: "gpt-5-codex", start: "SessionStart", prompt: "UserPromptSubmit", pre: "PreToolUse", post: "PostToolUse"},
 	{agent: "gemini", model: "gemini-2.5-pro", start: "SessionStart", prompt: "BeforeAgent", model1: "BeforeModel", pre: "AfterTool.read_file", post: "AfterTool.replace"},
-	{agent: "cursor", model: "claude-4.5-sonnet", start: "sessionStart", prompt: "beforeSubmitPrompt", post: "afterFileEdit"},
+	{agent: "cursor", model: "claude-4.5-sonnet", start: "sessionStart", prompt: "beforeSubmitPrompt", pre: "postToolUse.Read", post: "afterFileEdit"},
 }
 
 // payload fills a fixture's placeholders.

@@ -5,7 +5,12 @@ import "encoding/json"
 // Cursor (https://cursor.com/docs/agent/hooks): a flat layout, payloads
 // with conversation_id and workspace_roots; beforeSubmitPrompt cannot add
 // context (it may only block), afterFileEdit carries the edits for
-// capture, sessionStart's additional_context carries the brief.
+// capture, sessionStart's additional_context carries the brief. Before a
+// tool runs, Cursor's preToolUse may only allow, deny or rewrite it; after
+// one, postToolUse's additional_context reaches the model. So, as for
+// Gemini CLI, a file's decisions are delivered after the agent reads it
+// (postToolUse with the matcher Read): an agent reads a file before it
+// edits it.
 
 func init() { register(cursorIDE{}) }
 
@@ -17,14 +22,24 @@ func (cursorIDE) Hooks() HookSpec {
 	return HookSpec{
 		Display: "Cursor", Dir: ".cursor", Layout: LayoutFlat,
 		Project: ".cursor/hooks.json", Global: ".cursor/hooks.json",
-		Events:  []HookEvent{{Event: "sessionStart"}, {Event: "beforeSubmitPrompt"}, {Event: "afterFileEdit"}},
-		Handler: func(string) map[string]any { return map[string]any{"timeout": 10} }, // seconds
-		Note:    "Cursor reads hooks.json when it starts: restart Cursor (Settings → Hooks lists them)",
+		Events: []HookEvent{{Event: "sessionStart"}, {Event: "beforeSubmitPrompt"}, {Event: "afterFileEdit"},
+			{Event: "postToolUse", Matcher: cursorReadTool}},
+		Handler: func(event string) map[string]any {
+			h := map[string]any{"timeout": 10} // seconds
+			if event == "postToolUse" {
+				h["matcher"] = cursorReadTool // a flat entry carries its own matcher
+			}
+			return h
+		},
+		Note: "Cursor reads hooks.json when it starts: restart Cursor (Settings → Hooks lists them)",
 	}
 }
 
+// cursorReadTool is the name Cursor's postToolUse gives its file-read tool.
+const cursorReadTool = "Read"
+
 func (cursorIDE) Answer(_ string, kind Kind, text string) []byte {
-	if kind != KindSessionStart {
+	if kind != KindSessionStart && kind != KindAfterRead {
 		return nil
 	}
 	return marshalLine(map[string]any{"additional_context": text})
@@ -43,6 +58,8 @@ func (cursorIDE) Parse(event string, data []byte) (*Payload, error) {
 			Old string `json:"old_string"`
 			New string `json:"new_string"`
 		} `json:"edits"` // afterFileEdit
+		ToolName  string          `json:"tool_name"`  // postToolUse
+		ToolInput json.RawMessage `json:"tool_input"` // postToolUse
 	}
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, err
@@ -63,6 +80,17 @@ func (cursorIDE) Parse(event string, data []byte) (*Payload, error) {
 			op.Replaces = append(op.Replaces, Replace{Old: e.Old, New: e.New})
 		}
 		p.Files = []FileOp{op}
+	case "postToolUse":
+		if r.ToolName == cursorReadTool || r.ToolName == "read_file" {
+			var in struct {
+				FilePath   string `json:"file_path"`
+				Path       string `json:"path"`
+				TargetFile string `json:"target_file"`
+			}
+			decodeToolInput(r.ToolInput, &in)
+			p.Kind, p.Tool = KindAfterRead, r.ToolName
+			p.Files = []FileOp{{Path: firstNonEmpty(in.FilePath, in.Path, in.TargetFile)}}
+		}
 	}
 	return p, nil
 }

@@ -98,6 +98,9 @@ var toolInputs = map[string]map[string]string{
 		"write_file": `{"file_path": "a.go", "content": "y\n"}`,
 		"replace":    `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`,
 	},
+	Cursor: {
+		"Read": `{"file_path": "a.go"}`,
+	},
 }
 
 // Every tool an installed matcher lists is one gloss answers or captures:

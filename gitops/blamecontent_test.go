@@ -57,6 +57,9 @@ func TestBlameContentEqualsGitBlame(t *testing.T) {
 	}
 	for trial := 0; trial < 20; trial++ {
 		buffer := edit(lines)
+		if trial%7 == 0 {
+			buffer = lines // HEAD's own version, the common case
+		}
 		content := strings.Join(buffer, "\n") + "\n"
 		if trial%5 == 4 {
 			content = strings.TrimSuffix(content, "\n") // a last line without its newline

@@ -136,10 +136,49 @@ type validator struct {
 	suggested map[string]string
 	now       time.Time
 	stale     int
+	// withEvidence holds the ids of the claims some evidence is for.
+	withEvidence map[string]bool
 }
 
 // Validate checks a parsed document.
 func Validate(doc *Node, opts ValidateOptions) []Diagnostic {
+	v := newValidator(doc, opts)
+	hasDecision := false
+	Walk(doc, func(n *Node) bool {
+		switch n.Type {
+		case TypeParagraph, TypeQuote, TypeListItem:
+			v.links(n, n.Text)
+		case TypeSection:
+			v.links(n, n.Title)
+		case TypeTable:
+			for _, c := range n.Header {
+				v.links(n, c)
+			}
+			for _, r := range n.Rows {
+				for _, c := range r {
+					v.links(n, c)
+				}
+			}
+		case TypeDirective:
+			if n.Name == "decision" || n.Name == "adr" {
+				hasDecision = true
+			}
+			v.links(n, n.Body)
+			v.directive(n)
+		}
+		return true
+	})
+	if v.known["adr"] && !hasDecision {
+		v.add(SevWarning, "adr-missing-decision", nil, "ADR profile expects at least one ::decision or ::adr block.")
+	}
+	v.computedDepth()
+	return v.finish()
+}
+
+// newValidator prepares the validation of doc: the options, the
+// profiles, every block's id and alias (references may point forward),
+// and the claims some evidence is for.
+func newValidator(doc *Node, opts ValidateOptions) *validator {
 	v := &validator{opts: opts, doc: doc, ids: map[string]*Node{}, aliases: map[string]bool{}, known: map[string]bool{}, datasets: map[string][]string{}, suggested: map[string]string{}}
 	v.now = opts.Now
 	if v.now.IsZero() {
@@ -169,45 +208,16 @@ func Validate(doc *Node, opts ValidateOptions) []Diagnostic {
 		}
 		return true
 	})
-	claimsWithEvidence := map[string]bool{}
+	v.withEvidence = map[string]bool{}
 	Walk(doc, func(n *Node) bool {
 		if n.Type == TypeDirective && (n.Name == "evidence" || n.Name == "counterevidence") {
 			if f, ok := n.StringAttr("for"); ok {
-				claimsWithEvidence[f] = true
+				v.withEvidence[f] = true
 			}
 		}
 		return true
 	})
-	hasDecision := false
-	Walk(doc, func(n *Node) bool {
-		switch n.Type {
-		case TypeParagraph, TypeQuote, TypeListItem:
-			v.links(n, n.Text)
-		case TypeSection:
-			v.links(n, n.Title)
-		case TypeTable:
-			for _, c := range n.Header {
-				v.links(n, c)
-			}
-			for _, r := range n.Rows {
-				for _, c := range r {
-					v.links(n, c)
-				}
-			}
-		case TypeDirective:
-			if n.Name == "decision" || n.Name == "adr" {
-				hasDecision = true
-			}
-			v.links(n, n.Body)
-			v.directive(n, claimsWithEvidence)
-		}
-		return true
-	})
-	if v.known["adr"] && !hasDecision {
-		v.add(SevWarning, "adr-missing-decision", nil, "ADR profile expects at least one ::decision or ::adr block.")
-	}
-	v.computedDepth()
-	return v.finish()
+	return v
 }
 
 func (v *validator) profileSetup() {
@@ -375,230 +385,6 @@ func (v *validator) allowed(name string) bool {
 		}
 	}
 	return false
-}
-
-func (v *validator) directive(n *Node, withEvidence map[string]bool) {
-	noverify := false
-	if b, ok := n.Attr("noverify"); ok && b == true {
-		noverify = true
-	}
-	if n.Name == "dataset" && n.HasID && n.ID != "" {
-		v.datasets[n.ID] = datasetColumns(n)
-	}
-	// Rules noverify does not suppress.
-	switch n.Name {
-	case "evidence", "counterevidence":
-		if _, ok := n.StringAttr("for"); !ok {
-			v.add(SevWarning, "evidence-missing-for", n, n.Name+" block has no `for=` attribute.")
-		}
-		v.refAttr(n, "for")
-	case "plot":
-		v.plot(n)
-	}
-	if noverify {
-		return
-	}
-	if !v.allowed(n.Name) {
-		v.add(SevWarning, "out-of-profile-directive", n, fmt.Sprintf("Directive \"%s\" is not part of the declared \"%s\" profile.", n.Name, strings.Join(v.profiles, "+")))
-	}
-	str := func(k string) string { s, _ := n.StringAttr(k); return s }
-	has := func(k string) bool { _, ok := n.Attr(k); return ok }
-	switch n.Name {
-	case "claim":
-		if id, ok := n.StringAttr("id"); ok && !v.opts.SkipEvidenceForClaims && !withEvidence[id] {
-			v.add(SevWarning, "claim-without-evidence", n, fmt.Sprintf("Claim \"%s\" has no evidence backing it.", id))
-		}
-		if c, ok := n.Attr("confidence"); ok {
-			if f, ok := number(c); !ok || f < 0 || f > 1 {
-				v.add(SevWarning, "claim-invalid-confidence", n, fmt.Sprintf("Claim \"%s\" confidence=\"%s\" must be a number in [0, 1].", idOf(n), jsText(c)))
-			}
-		} else if v.known["research-memo"] || v.known["investment-thesis"] {
-			v.add(SevWarning, "claim-missing-confidence", n, fmt.Sprintf("Claim \"%s\" has no `confidence=` attribute required by the research-style profile.", idOf(n)))
-		}
-	case "risk":
-		if !has("owner") {
-			v.add(SevWarning, "risk-without-owner", n, fmt.Sprintf("Risk \"%s\" has no `owner=` attribute.", idOf(n)))
-		}
-	case "decision", "adr":
-		if !has("status") {
-			v.add(SevWarning, "decision-without-status", n, fmt.Sprintf("%s \"%s\" has no `status=` attribute.", n.Name, idOf(n)))
-		}
-		if v.known["adr"] {
-			if !has("owner") {
-				v.add(SevWarning, "adr-missing-owner", n, fmt.Sprintf("%s \"%s\" has no `owner=` attribute required by the adr profile.", n.Name, idOf(n)))
-			}
-			if !has("date") && !has("decided_at") && !has("decidedAt") {
-				v.add(SevWarning, "adr-missing-date", n, fmt.Sprintf("%s \"%s\" has no `date=` or `decided_at=` attribute required by the adr profile.", n.Name, idOf(n)))
-			}
-		}
-	case "agent_task", "todo":
-		if !has("scope") && jsTrim(n.Body) == "" && len(n.Children) == 0 {
-			v.add(SevWarning, "agent-task-without-scope", n, fmt.Sprintf("Agent task \"%s\" has no scope or body.", idOf(n)))
-		}
-	case "state_change":
-		if _, ok := n.StringAttr("block"); !ok {
-			v.add(SevWarning, "state-change-missing-block", n, "state_change has no `block=` attribute pointing at the changed block.")
-		}
-		if !has("from") || !has("to") {
-			v.add(SevWarning, "state-change-missing-from-to", n, fmt.Sprintf("state_change \"%s\" needs both `from=` and `to=` attributes.", idOf(n)))
-		}
-		v.refAttr(n, "block")
-	case "change_request":
-		// As the reference: the first string of action/type, lower-cased;
-		// none at all is no finding.
-		action, ok := n.StringAttr("action")
-		if !ok {
-			action, _ = n.StringAttr("type")
-		}
-		action = strings.ToLower(action)
-		switch action {
-		case "":
-		case "replace":
-			if !has("from") || !has("to") {
-				v.add(SevWarning, "change-request-missing-revision-text", n, crText(n, action))
-			}
-		case "insert":
-			if !has("to") && !has("text") && !hasContent(n) {
-				v.add(SevWarning, "change-request-missing-revision-text", n, crText(n, action))
-			}
-		case "delete":
-			if !has("from") && !has("text") && !hasContent(n) {
-				v.add(SevWarning, "change-request-missing-revision-text", n, crText(n, action))
-			}
-		default:
-			v.add(SevWarning, "change-request-invalid-action", n, fmt.Sprintf("change_request \"%s\" action=\"%s\" must be insert, delete, or replace.", idOf(n), action))
-		}
-		v.firstRef(n, "target", "for", "parent", "block")
-	case "comment", "footnote", "endnote":
-		v.firstRef(n, "target", "for", "parent", "block", "ref")
-		if n.Name == "comment" {
-			for _, k := range []string{"reply_to", "replyTo", "reply"} {
-				v.refAttr(n, k)
-			}
-		}
-	case "citation":
-		if !has("url") && !has("source") && !has("doi") {
-			v.add(SevWarning, "citation-missing-source", n, fmt.Sprintf("Citation \"%s\" has no `url=`, `source=`, or `doi=` attribute.", idOf(n)))
-		}
-		if acc := str("accessed"); acc != "" {
-			days := v.stale
-			if d, ok := n.Attr("stale_after_days"); ok {
-				if f, ok := number(d); ok {
-					days = int(f)
-				}
-			}
-			if t, err := time.Parse("2006-01-02", acc[:min(10, len(acc))]); err == nil && v.now.Sub(t) > time.Duration(days)*24*time.Hour {
-				v.add(SevWarning, "stale-citation", n, fmt.Sprintf("Citation \"%s\" was last accessed %s (>%d days ago).", idOf(n), acc, days))
-			}
-		}
-	case "diagram":
-		if !has("kind") {
-			v.add(SevWarning, "diagram-missing-kind", n, fmt.Sprintf("Diagram \"%s\" has no `kind=` (mermaid|graphviz|drawio).", idOf(n)))
-		}
-		if !hasContent(n) {
-			v.add(SevWarning, "diagram-missing-source", n, fmt.Sprintf("Diagram \"%s\" has no source body.", idOf(n)))
-		}
-	case "plotly":
-		body := rawBody(n)
-		if jsTrim(body) == "" {
-			v.add(SevWarning, "plotly-missing-spec", n, fmt.Sprintf("Plotly \"%s\" has no JSON spec body.", idOf(n)))
-		} else if !json.Valid([]byte(body)) {
-			v.add(SevError, "plotly-invalid-json", n, fmt.Sprintf("Plotly \"%s\" body is not valid JSON: %s", idOf(n), jsonProblem(body)))
-		}
-	case "figure":
-		if !has("alt") && !has("caption") {
-			v.add(SevWarning, "figure-missing-alt", n, "Figure block has no alt or caption text.")
-		}
-	case "dataset":
-		if src, ok := n.StringAttr("src"); ok && src != "" && (!hasContent(n) || str("format") == "error") {
-			v.add(SevWarning, "dataset-src-missing", n, fmt.Sprintf("Dataset \"%s\" src=\"%s\" failed to load (file missing or unreadable).", idOf(n), src))
-		}
-	case "html", "svg", "script":
-		if t, ok := n.Attr("trusted"); !ok || t != true {
-			v.add(SevWarning, "escape-hatch-untrusted", n, n.Name+" escape-hatch block has no `trusted` attribute. Add `trusted` to silence this warning, or `noverify` to suppress all checks on this block.")
-		}
-	case "memory":
-		t, ok := n.Attr("type")
-		if !ok {
-			v.add(SevError, "memory-missing-type", n, fmt.Sprintf("Memory \"%s\" has no `type=` attribute.", idOf(n)))
-		} else if s, _ := t.(string); !slices.Contains(memoryTypes, s) {
-			v.add(SevError, "memory-invalid-type", n, fmt.Sprintf("Memory \"%s\" has type=\"%s\". Must be one of: %s.", idOf(n), jsText(t), strings.Join(memoryTypes, ", ")))
-		}
-		if c, ok := n.Attr("confidence"); ok {
-			if f, ok := number(c); !ok || f < 0 || f > 1 {
-				v.add(SevError, "memory-invalid-confidence", n, fmt.Sprintf("Memory \"%s\" confidence=\"%s\" must be a number in [0, 1].", idOf(n), jsText(c)))
-			}
-		}
-		if ls, ok := n.Attr("last_seen"); ok {
-			if s, _ := ls.(string); !reISODate.MatchString(s) {
-				v.add(SevError, "memory-invalid-last-seen", n, fmt.Sprintf("Memory \"%s\" last_seen=\"%s\" must be ISO date (YYYY-MM-DD or full ISO 8601).", idOf(n), jsText(ls)))
-			}
-		}
-		if !n.HasID || n.ID == "" {
-			v.add(SevError, "memory-missing-id", n, "Memory block has no `id=` attribute.")
-		}
-	case "control":
-		typ := strings.ToLower(strings.TrimSpace(str("type")))
-		if slices.Contains(numericInputs, typ) {
-			def, ok := n.Attr("default")
-			f, isNum := number(def)
-			if _, isStr := def.(string); isStr {
-				isNum = false
-			}
-			if !isNum && (typ == "checkbox" || typ == "toggle") {
-				// A switch's default is a number too: true/yes/on/checked
-				// is 1, false/no/off/unchecked 0 (controlDefaultNumber in
-				// https://github.com/ferax564/noma/blob/95319db/src/computed.ts).
-				switch strings.ToLower(jsText(def)) {
-				case "true", "yes", "on", "checked":
-					f, isNum = 1, true
-				case "false", "no", "off", "unchecked":
-					f, isNum = 0, true
-				}
-			}
-			if !ok || !isNum {
-				v.add(SevWarning, "control-missing-default", n, fmt.Sprintf("Numeric control \"%s\" has no numeric `default=` value for static rendering and LLM context.", idOf(n)))
-			} else {
-				if lo, ok := n.Attr("min"); ok {
-					if l, ok := number(lo); ok && f < l {
-						v.add(SevWarning, "control-out-of-range-default", n, fmt.Sprintf("Numeric control \"%s\" default=%s is outside its declared range.", idOf(n), jsText(def)))
-					}
-				}
-				if hi, ok := n.Attr("max"); ok {
-					if h, ok := number(hi); ok && f > h {
-						v.add(SevWarning, "control-out-of-range-default", n, fmt.Sprintf("Numeric control \"%s\" default=%s is outside its declared range.", idOf(n), jsText(def)))
-					}
-				}
-			}
-		}
-		for _, k := range []string{"lock", "content_control_lock", "sdt_lock"} {
-			if l, ok := n.Attr(k); ok {
-				if _, isBool := l.(bool); !isBool {
-					s, _ := l.(string)
-					if !slices.Contains([]string{"sdtLocked", "contentLocked", "sdtContentLocked", "unlocked", "locked", "content", "sdt", "both", "none"}, s) {
-						v.add(SevWarning, "control-invalid-lock", n, fmt.Sprintf("Control \"%s\" lock=\"%s\" must be control, content, all, unlocked, or none.", idOf(n), jsText(l)))
-					}
-				}
-			}
-		}
-	case "computed_metric", "computed_plot", "computed_table":
-		f := formulaOf(n)
-		if jsTrim(f) == "" {
-			v.add(SevWarning, "computed-missing-formula", n, fmt.Sprintf("%s \"%s\" has no `formula=` attribute or `formula:` body line.", n.Name, idOf(n)))
-		} else if idents, err := parseFormula(f); err != nil {
-			v.add(SevError, "formula-parse-error", n, fmt.Sprintf("%s \"%s\" formula could not be parsed: %s", n.Name, idOf(n), err.Error()))
-		} else {
-			known := v.variables()
-			for d := range domainVars(n) {
-				known[d] = true
-			}
-			for _, id := range idents {
-				if !known[id] && !slices.Contains(formulaFuncs, strings.ToLower(id)) {
-					v.add(SevError, "computed-unknown-dependency", n, fmt.Sprintf("%s \"%s\" formula references unknown control or computed block \"%s\".", n.Name, idOf(n), id))
-				}
-			}
-		}
-	}
 }
 
 func (v *validator) firstRef(n *Node, keys ...string) {

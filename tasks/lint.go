@@ -129,57 +129,122 @@ func worst(gs ...string) string {
 	return w
 }
 
-// lint grades a task.
+// lint grades a task: its facts, then the stages of lintStages, each of
+// which fills its part of the result.
 func (s *Store) lint(g graph, t *Task) LintResult {
-	l := s.settings.Lint
+	f := newLintFacts(s.settings.Lint, g, t)
 	r := LintResult{ID: t.ID, Title: t.Title, Suggestions: []string{}, Diagnostics: []Diagnostic{}}
-	diag := func(rule, sev, format string, args ...any) {
-		r.Diagnostics = append(r.Diagnostics, Diagnostic{rule, sev, fmt.Sprintf(format, args...)})
+	for _, st := range lintStages {
+		st.run(f, &r)
 	}
+	return r
+}
+
+// lintFacts is what the stages of lint read: the task, the settings, and
+// what is measured of it once.
+type lintFacts struct {
+	settings LintSettings
+	task     *Task
+	known    func(id string) bool // whether a task of that id exists
+	members  []*Task
+	crit     Criteria
+	lines    []string // prose lines
+	words    int
+	headers  int // "## " headings
+}
+
+func newLintFacts(l LintSettings, g graph, t *Task) *lintFacts {
+	f := &lintFacts{settings: l, task: t, known: func(id string) bool { return g.byID[id] != nil }, members: g.members(t.ID)}
+	f.crit = criteriaOf(t.Body)
+	f.lines = prose(t.Body)
+	f.words = len(strings.Fields(strings.Join(f.lines, " ")))
+	for _, line := range strings.Split(string(t.Body), "\n") {
+		if strings.HasPrefix(line, "## ") {
+			f.headers++
+		}
+	}
+	return f
+}
+
+// lintStage is one named step of lint: it reads the facts and fills its
+// part of the result.
+type lintStage struct {
+	name string
+	run  func(f *lintFacts, r *LintResult)
+}
+
+// lintStages are lint's stages, in order: the traffic light reads the
+// grades before it.
+var lintStages = []lintStage{
+	{"structure", lintStructure},
+	{"complexity", lintComplexity},
+	{"confidence", lintConfidence},
+	{"criteria", lintCriteria},
+	{"splittability", lintSplittability},
+	{"coupling", lintCoupling},
+	{"traffic light", lintTrafficLight},
+}
+
+func (r *LintResult) diag(rule, sev, format string, args ...any) {
+	r.Diagnostics = append(r.Diagnostics, Diagnostic{rule, sev, fmt.Sprintf(format, args...)})
+}
+
+// lintStructure reports what makes the task unreadable or inconsistent:
+// a parse error, no title, unknown dependencies, an approval that does not
+// hold together (Chant's validate_approval_schema, src/cmd/spec/lint.rs).
+func lintStructure(f *lintFacts, r *LintResult) {
+	t := f.task
 	if t.parseErr != nil {
-		diag("parse", "error", "%v", t.parseErr)
+		r.diag("parse", "error", "%v", t.parseErr)
 	}
 	if t.Title == "" {
-		diag("title", "error", "no title: the body needs a '# ' heading")
+		r.diag("title", "error", "no title: the body needs a '# ' heading")
 	}
 	for _, d := range t.DependsOn {
-		if g.byID[d] == nil {
-			diag("dependency", "error", "depends on unknown task %s", d)
+		if !f.known(d) {
+			r.diag("dependency", "error", "depends on unknown task %s", d)
 		}
 	}
-	if a := t.Approval; a != nil {
-		// Chant's validate_approval_schema (src/cmd/spec/lint.rs).
-		variant := map[string]string{ApprovalApproved: "Approved", ApprovalRejected: "Rejected"}[a.Status]
-		switch {
-		case a.Status != ApprovalPending && variant == "":
-			diag("approval", "error", "Invalid approval status: %s. Must be one of: pending, approved, rejected", a.Status)
-		case variant != "":
-			if a.By == "" {
-				diag("approval", "error", "Approval status is %s but 'by' field is missing", variant)
-			}
-			if a.At == "" {
-				diag("approval", "error", "Approval status is %s but 'at' timestamp is missing", variant)
-			}
-		case a.By != "":
-			diag("approval", "error", "Approval has 'by' field set but status is still 'pending'")
+	a := t.Approval
+	if a == nil {
+		return
+	}
+	variant := map[string]string{ApprovalApproved: "Approved", ApprovalRejected: "Rejected"}[a.Status]
+	switch {
+	case a.Status != ApprovalPending && variant == "":
+		r.diag("approval", "error", "Invalid approval status: %s. Must be one of: pending, approved, rejected", a.Status)
+	case variant != "":
+		if a.By == "" {
+			r.diag("approval", "error", "Approval status is %s but 'by' field is missing", variant)
 		}
+		if a.At == "" {
+			r.diag("approval", "error", "Approval status is %s but 'at' timestamp is missing", variant)
+		}
+	case a.By != "":
+		r.diag("approval", "error", "Approval has 'by' field set but status is still 'pending'")
 	}
-	crit := criteriaOf(t.Body)
-	lines := prose(t.Body)
-	words := len(strings.Fields(strings.Join(lines, " ")))
+}
 
-	// Complexity.
-	r.Complexity = worst(grade(crit.Total, l.CriteriaGrades), grade(len(t.TargetFiles), l.FileGrades), grade(words, l.WordGrades))
-	if crit.Total > 10 {
-		diag("complexity", "warning", "%d acceptance criteria; consider splitting", crit.Total)
+// lintComplexity grades the size of the task: criteria, target files,
+// words, the worst of the three.
+func lintComplexity(f *lintFacts, r *LintResult) {
+	l, files := f.settings, len(f.task.TargetFiles)
+	r.Complexity = worst(grade(f.crit.Total, l.CriteriaGrades), grade(files, l.FileGrades), grade(f.words, l.WordGrades))
+	if f.crit.Total > 10 {
+		r.diag("complexity", "warning", "%d acceptance criteria; consider splitting", f.crit.Total)
 	}
-	if len(t.TargetFiles) > 5 {
-		diag("complexity", "warning", "%d target files; consider splitting", len(t.TargetFiles))
+	if files > 5 {
+		r.diag("complexity", "warning", "%d target files; consider splitting", files)
 	}
+}
 
-	// Confidence: structure, instructions, vagueness.
+// lintConfidence grades how clearly the task says what to do: the share
+// of bullets among its lines, of instructions among its bullets, and its
+// vague words.
+func lintConfidence(f *lintFacts, r *LintResult) {
+	l := f.settings
 	bullets, imperative := 0, 0
-	for _, line := range lines {
+	for _, line := range f.lines {
 		if !isBullet(line) {
 			continue
 		}
@@ -194,12 +259,12 @@ func (s *Store) lint(g graph, t *Task) LintResult {
 			}
 		}
 	}
-	vague := countWords(t.Title+"\n"+strings.Join(lines, "\n"), l.VagueWords)
+	vague := countWords(f.task.Title+"\n"+strings.Join(f.lines, "\n"), l.VagueWords)
 	switch {
-	case len(lines) == 0:
+	case len(f.lines) == 0:
 		r.Confidence = "D"
 	default:
-		ratio := float64(bullets) / float64(len(lines))
+		ratio := float64(bullets) / float64(len(f.lines))
 		verbs := 0.0
 		if bullets > 0 {
 			verbs = float64(imperative) / float64(bullets)
@@ -218,57 +283,64 @@ func (s *Store) lint(g graph, t *Task) LintResult {
 	if vague > 0 {
 		r.Suggestions = append(r.Suggestions, fmt.Sprintf("replace %d vague word(s) (%s) with specifics", vague, strings.Join(l.VagueWords[:min(3, len(l.VagueWords))], ", ")))
 	}
+}
 
-	// Acceptance criteria.
+// lintCriteria grades the acceptance criteria by their number.
+func lintCriteria(f *lintFacts, r *LintResult) {
 	switch {
-	case crit.Total == 0:
+	case f.crit.Total == 0:
 		r.ACQuality = "D"
 		r.Suggestions = append(r.Suggestions, "add a '## Acceptance Criteria' section with '- [ ]' items")
-	case crit.Total == 1:
+	case f.crit.Total == 1:
 		r.ACQuality = "C"
-	case crit.Total <= 3:
+	case f.crit.Total <= 3:
 		r.ACQuality = "B"
 	default:
 		r.ACQuality = "A"
 	}
+}
 
-	// Splittability (advisory).
-	members := g.members(t.ID)
-	headers := 0
-	for _, line := range strings.Split(string(t.Body), "\n") {
-		if strings.HasPrefix(line, "## ") {
-			headers++
-		}
-	}
+// lintSplittability grades (advisory) how well the task would split, and
+// the isolation of the members of one already split.
+func lintSplittability(f *lintFacts, r *LintResult) {
+	files := len(f.task.TargetFiles)
 	switch {
-	case len(members) > 0, crit.Total == 1:
+	case len(f.members) > 0, f.crit.Total == 1:
 		r.Splittability = "C"
-	case headers >= 3 && len(t.TargetFiles) >= 3:
+	case f.headers >= 3 && files >= 3:
 		r.Splittability = "A"
-	case headers >= 1 && headers <= 2 && len(t.TargetFiles) == 2:
+	case f.headers >= 1 && f.headers <= 2 && files == 2:
 		r.Splittability = "B"
 	default:
 		r.Splittability = "C"
 	}
-	if countWords(string(t.Body), []string{"depends on each other", "tightly coupled"}) > 0 && r.Splittability < "C" {
+	if countWords(string(f.task.Body), []string{"depends on each other", "tightly coupled"}) > 0 && r.Splittability < "C" {
 		r.Splittability = "D"
 	}
-
-	// Isolation of members.
-	if len(members) > 0 {
-		iso := isolation(members)
+	if len(f.members) > 0 {
+		iso := isolation(f.members)
 		r.Isolation = &iso
 	}
-	// Coupling: naming another task in the body (drivers may name members).
-	if t.Type != "driver" && t.Type != "group" {
-		for _, ref := range taskRef.FindAllString(string(t.Body), -1) {
-			if ref != t.ID && driverOf(ref) != t.ID {
-				diag("coupling", "warning", "the body names task %s; use depends_on instead", ref)
-				break
-			}
+}
+
+// lintCoupling warns of a body that names another task (drivers may name
+// their members): depends_on says it.
+func lintCoupling(f *lintFacts, r *LintResult) {
+	t := f.task
+	if t.Type == "driver" || t.Type == "group" {
+		return
+	}
+	for _, ref := range taskRef.FindAllString(string(t.Body), -1) {
+		if ref != t.ID && driverOf(ref) != t.ID {
+			r.diag("coupling", "warning", "the body names task %s; use depends_on instead", ref)
+			return
 		}
 	}
+}
 
+// lintTrafficLight turns the grades into Chant's traffic light: red when
+// one is D, green when all are B or better, else yellow.
+func lintTrafficLight(_ *lintFacts, r *LintResult) {
 	switch {
 	case r.Complexity == "D" || r.Confidence == "D" || r.ACQuality == "D":
 		r.TrafficLight = "red"
@@ -280,7 +352,6 @@ func (s *Store) lint(g graph, t *Task) LintResult {
 	if r.Complexity >= "C" {
 		r.Suggestions = append(r.Suggestions, "split it into smaller tasks (task_split)")
 	}
-	return r
 }
 
 // isolation grades how independent members are: cross-references between

@@ -433,13 +433,14 @@ func checkFilePage(t *testing.T, s *site, b *browser) {
 
 	b.do(t, "file page", chromedp.Navigate(s.base+"/file/server/server.go"), chromedp.WaitVisible("main h1"))
 	type gutter struct {
-		Hunk, Commit, Author, By, Attr, Intent, Meta string
-		Open                                         bool
+		Hunk, Commit, Author, By, Attr, Intent, Meta, Card string
+		Open                                               bool
 	}
 	js := `(() => { const h = document.getElementById("L` + strconv.Itoa(line) + `").closest(".hunk");
 		const q = s => { const e = h.querySelector(s); return e ? e.textContent.trim() : "" };
-		const d = h.querySelector("details.ann");
-		return {Hunk: h.id, Commit: q(".gutter .g-c"), Author: h.querySelector(".gutter").title, By: q(".gutter .g-by"), Attr: q(".gutter .g-attr"), Intent: q("details.ann summary .intent"), Meta: q("details.ann .meta"), Open: !!(d && d.open)} })()`
+		const sc = h.closest(".scope"), d = h.querySelector("details.ann") || (sc && sc.querySelector(":scope > details.scopecard"));
+		const c = s => { const e = d && d.querySelector(s); return e ? e.textContent.trim() : "" };
+		return {Hunk: h.id, Commit: q(".gutter .g-c"), Author: h.querySelector(".gutter").title, By: q(".gutter .g-by"), Attr: q(".gutter .g-attr"), Intent: c("summary .intent"), Meta: c(".meta"), Open: !!(d && d.open), Card: d ? d.id : ""} })()`
 	g := eval[gutter](t, b, js)
 	if g.Commit != want.Commit[:8] {
 		t.Errorf("gutter commit %q, read --json says %s", g.Commit, want.Commit)
@@ -478,13 +479,17 @@ func checkFilePage(t *testing.T, s *site, b *browser) {
 	if g.Open {
 		t.Fatalf("the annotation is open before any click")
 	}
-	hidden := eval[string](t, b, `document.querySelector("#`+g.Hunk+` details.ann").innerText`)
+	// Health's decision is the function's: its card heads Health's lines.
+	if !strings.HasPrefix(g.Card, "sa") {
+		t.Errorf("the constraint's card is %q, want the card heading Health's block", g.Card)
+	}
+	hidden := eval[string](t, b, `document.getElementById("`+g.Card+`").innerText`)
 	if strings.Contains(hidden, healthMust) {
 		t.Fatalf("constraint visible before the click: %q", hidden)
 	}
 	// Clicking the hunk's gutter opens its annotation.
 	b.do(t, "click the hunk", chromedp.Click("#"+g.Hunk+" .gutter"))
-	shown := eval[string](t, b, `document.querySelector("#`+g.Hunk+` details.ann").innerText`)
+	shown := eval[string](t, b, `document.getElementById("`+g.Card+`").innerText`)
 	for _, w := range []string{healthIntent, healthMust, healthRejects, healthRisk} {
 		if !strings.Contains(shown, w) {
 			t.Errorf("after the click the annotation lacks %q: %q", w, shown)
@@ -503,11 +508,12 @@ func checkKeyboard(t *testing.T, s *site, b *browser) {
 		t.Fatalf("only %d hunks: the fixture should give more", hunks)
 	}
 	// annotated returns the id of the next (dir 1) or previous (-1)
-	// annotated hunk from the current one, or the current one if none.
+	// annotated hunk (with its own card, or heading a function with
+	// decisions) from the current one, or the current one if none.
 	annotated := func(dir int) string {
 		return eval[string](t, b, `(() => { const hs = [...document.querySelectorAll(".hunk")];
 			const c = hs.findIndex(h => h.classList.contains("current"));
-			for (let i = c + `+strconv.Itoa(dir)+`; i >= 0 && i < hs.length; i += `+strconv.Itoa(dir)+`) if (hs[i].classList.contains("annotated")) return hs[i].id;
+			for (let i = c + `+strconv.Itoa(dir)+`; i >= 0 && i < hs.length; i += `+strconv.Itoa(dir)+`) if (hs[i].matches(".annotated, .scopestart")) return hs[i].id;
 			return c >= 0 ? hs[c].id : "" })()`)
 	}
 	press := func(key, want string) {
@@ -532,7 +538,8 @@ func checkKeyboard(t *testing.T, s *site, b *browser) {
 		t.Errorf("focus is on %q, the current hunk is %q", focused, current())
 	}
 	b.do(t, "Enter opens", chromedp.KeyEvent("\r"))
-	if !eval[bool](t, b, `document.querySelector(".hunk.current details.ann").open`) {
+	if !eval[bool](t, b, `(() => { const h = document.querySelector(".hunk.current");
+		const d = h.querySelector("details.ann") || h.closest(".scope").querySelector(":scope > details.scopecard"); return d.open })()`) {
 		t.Errorf("Enter on an annotated hunk did not open its annotation")
 	}
 }

@@ -164,6 +164,12 @@ type fileData struct {
 	HunksHTML   template.HTML
 	Binary      bool
 	Predates    int // lines whose writer gloss never recorded (history before gloss)
+	// FileRegions are the decisions about the whole file or a folder
+	// holding it, shown above its lines.
+	FileRegions []*why.RegionView
+	// Decided counts the decisions bound to the function starting at a
+	// line, for the outline.
+	Decided map[int]int
 }
 
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {

@@ -17,6 +17,7 @@ import (
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/review"
 	"github.com/gloss-dev/gloss/schemas"
+	"github.com/gloss-dev/gloss/why"
 )
 
 //go:embed templates/*.html
@@ -51,6 +52,7 @@ var funcs = template.FuncMap{
 	"sum":       func(t attribution.Totals) int { return t.Human + t.AI + t.Mixed + t.Unknown },
 	"refname":   func(r string) string { return strings.TrimPrefix(r, "refs/notes/") },
 	"rankTitle": review.RankTitle,
+	"inFile":    func(path string, r *why.RegionView) regionIn { return regionIn{Path: path, R: r} },
 }
 
 // loadPages parses each page with the shared layout.

@@ -31,8 +31,15 @@
     if (g) g.focus({ preventScroll: true });
     if (scroll !== false) h.scrollIntoView({ block: "center" });
   }
+  // card is the annotation a hunk opens: its own, else, in a function
+  // with decisions, the card heading the function.
+  function card(h) {
+    var d = h.querySelector("details.ann");
+    if (!d && h.parentNode.classList.contains("scope")) d = h.parentNode.querySelector(":scope > details.scopecard");
+    return d;
+  }
   function open(i) {
-    var d = hunks[i] && hunks[i].querySelector("details.ann");
+    var d = hunks[i] && card(hunks[i]);
     if (d) d.open = !d.open;
   }
   function step(dir, annotatedOnly) {
@@ -40,7 +47,7 @@
     for (;;) {
       i += dir;
       if (i < 0 || i >= hunks.length) return;
-      if (!annotatedOnly || hunks[i].classList.contains("annotated")) return select(i);
+      if (!annotatedOnly || hunks[i].classList.contains("annotated") || hunks[i].classList.contains("scopestart")) return select(i);
     }
   }
   hunks.forEach(function (h, i) {

@@ -14,7 +14,9 @@
       c.querySelector("ul").textContent = "";
     });
     list.specs.forEach(function (t) {
-      var col = cols[t.status];
+      // The column is gloss's status (ready and blocked computed);
+      // status is the stored one, as Chant answers it.
+      var col = cols[t.effective_status || t.status];
       if (!col) return;
       var li = document.createElement("li");
       li.className = "taskcard";

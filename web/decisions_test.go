@@ -1,0 +1,159 @@
+package web_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/fixtures"
+)
+
+// widthV1 is a file whose Width will carry a decision; its body is
+// rewritten, moved and renamed below (the history of why's decided).
+const widthV1 = `package text
+
+// Other comes first.
+func Other() int {
+	return 1
+}
+
+// Width is the number of columns s takes.
+func Width(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+func runeWidth(r rune) int {
+	if r < 0x1100 {
+		return 1
+	}
+	return 2
+}
+`
+
+const (
+	widthConstraint = "must respect the display width limit"
+	widthRisk       = "wide runes overflow the line"
+	fileConstraint  = "text never imports the terminal package"
+)
+
+// decidedSite is issue 26's history, served: a decision recorded on Width
+// by a commit that changed only its doc comment, then three later commits
+// (one rewriting its body, one moving it above Other, one renaming the
+// file); and a decision about the whole file. The agent's record names the
+// agent; a person commits it.
+func decidedSite(t *testing.T) *site {
+	t.Helper()
+	fixtures.Binary(t)
+	fx := fixtures.NewRepo(t)
+	fx.Commit("initial", map[string]string{"README.md": "lib\n"})
+	fx.MustGloss("init", "--no-mcp")
+	fx.Commit("text: width", map[string]string{"text/width.go": widthV1})
+	fx.MustGloss("annotate", "--file", "text/width.go", "--anchor", "Width", "--constraint", widthConstraint,
+		"--rejected", "len(s) | bytes are not columns", "--risk", widthRisk, "--author-name", "claude", "--model", "opus")
+	fx.MustGloss("annotate", "--file", "text/width.go", "--constraint", fileConstraint)
+	fx.Commit("text: say what Width counts", map[string]string{"text/width.go": strings.Replace(widthV1, "// Width is the number of columns s takes.", "// Width is the number of terminal columns s takes.", 1)})
+	body := strings.Replace(fx.Read("text/width.go"), "\tn := 0\n\tfor _, r := range s {\n\t\tn += runeWidth(r)\n\t}\n\treturn n",
+		"\tcols := 0\n\tfor _, ch := range s {\n\t\tcols += runeWidth(ch)\n\t}\n\treturn cols", 1)
+	fx.Commit("text: clearer names", map[string]string{"text/width.go": body})
+	start, end := strings.Index(body, "// Width is"), strings.Index(body, "func runeWidth")
+	moved := strings.Replace(body[:start]+body[end:], "// Other comes first.", strings.TrimSpace(body[start:end])+"\n\n// Other comes first.", 1)
+	fx.Commit("text: width first", map[string]string{"text/width.go": moved})
+	fx.Git("mv", "text/width.go", "text/columns.go")
+	fx.Git("commit", "-q", "-m", "text: rename the file")
+	s := &site{fx: fx}
+	s.start(t)
+	return s
+}
+
+// TestFilePageDecisionSpansFunction is issue 26's done-when for the web
+// view: the decision recorded on Width by an older commit on other lines
+// heads Width's block on the file page — every line of the function,
+// wherever it moved and whoever rewrote it — the file's decision is above
+// the code, the History page names the agent that wrote the record, and
+// after a flag the page no longer shows it.
+func TestFilePageDecisionSpansFunction(t *testing.T) {
+	t.Parallel()
+	s := decidedSite(t)
+	today := s.fx.Read("text/columns.go")
+	first, last := lineOf(t, today, "// Width is"), lineOf(t, today, "return cols")+1
+	_, page, _ := s.get(t, "/file/text/columns.go")
+
+	// Width's lines are one block, headed by the card of its decision.
+	scope := regexp.MustCompile(`(?s)<div class="scope" id="s\d+" data-start="(\d+)" data-end="(\d+)">\s*<details class="ann scopecard"[^>]*>(.*?)</details>(.*?)\n</div>\n</div>`).FindStringSubmatch(page)
+	if scope == nil {
+		t.Fatalf("no function block on the page:\n%s", page)
+	}
+	if scope[1] != strconv.Itoa(first) || scope[2] != strconv.Itoa(last) {
+		t.Errorf("the block spans lines %s-%s, Width is %d-%d today", scope[1], scope[2], first, last)
+	}
+	card, lines := scope[3], scope[4]
+	for _, w := range []string{widthConstraint, widthRisk, "bytes are not columns", "<code>Width</code>", "claude", "opus"} {
+		if !strings.Contains(card, w) {
+			t.Errorf("the card lacks %q:\n%s", w, card)
+		}
+	}
+	for n := first; n <= last; n++ {
+		if !strings.Contains(lines, `id="L`+strconv.Itoa(n)+`"`) {
+			t.Errorf("line %d of Width is not in its block", n)
+		}
+	}
+	for _, n := range []int{first - 1, last + 1} {
+		if strings.Contains(lines, `id="L`+strconv.Itoa(n)+`"`) {
+			t.Errorf("line %d, outside Width, is in its block", n)
+		}
+	}
+	// Later commits wrote most of Width's lines (its body, its move):
+	// the block holds their hunks, not only the recording commit's.
+	commits := map[string]bool{}
+	for _, m := range regexp.MustCompile(`class="g-c">([0-9a-f]{8})<`).FindAllStringSubmatch(lines, -1) {
+		commits[m[1]] = true
+	}
+	if len(commits) < 2 {
+		t.Errorf("Width's block holds the hunks of %d commit(s), want those of the later commits too", len(commits))
+	}
+	// The file's decision is above the code.
+	top, code := strings.Index(page, fileConstraint), strings.Index(page, `<section class="blame"`)
+	if top < 0 || top > code {
+		t.Errorf("the file's decision is not above the code (at %d, the code at %d)", top, code)
+	}
+	if strings.Count(page, widthConstraint) != 1 {
+		t.Errorf("Width's constraint is shown %d times", strings.Count(page, widthConstraint))
+	}
+
+	// History names the record's author, the agent, and who committed it.
+	_, hist, _ := s.get(t, "/history/text/columns.go?anchor=Width")
+	if !strings.Contains(hist, `<span class="by">claude (agent · opus)</span>`) || !strings.Contains(hist, "committed by "+fixtures.UserName) {
+		t.Errorf("the History page does not name the record's author:\n%s", hist)
+	}
+
+	// A flag retires the decision: the page shows it no more.
+	id := regexp.MustCompile(`data-region="([^"]+)" data-scope="anchor"`).FindStringSubmatch(card)
+	if id == nil {
+		t.Fatalf("no region id in the card:\n%s", card)
+	}
+	s.fx.MustGloss("flag", id[1], "--reason", "the limit moved to the renderer")
+	_, page, _ = s.get(t, "/file/text/columns.go")
+	if strings.Contains(page, widthConstraint) || strings.Contains(page, `class="scope"`) {
+		t.Errorf("the flagged decision is still on the page")
+	}
+	if !strings.Contains(page, fileConstraint) {
+		t.Errorf("the file's decision went with the flag of another")
+	}
+}
+
+// lineOf is the 1-based number of the first line of content holding text.
+func lineOf(t *testing.T, content, text string) int {
+	t.Helper()
+	for i, l := range strings.Split(content, "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line holds %q", text)
+	return 0
+}
