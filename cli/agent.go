@@ -16,6 +16,7 @@ type AgentCmd struct {
 	Uninstall AgentUninstallCmd `cmd:"" help:"Remove exactly what agent install added."`
 	Status    AgentStatusCmd    `cmd:"" help:"Which agents run gloss's hooks here and for this user."`
 	Hook      AgentHookCmd      `cmd:"" help:"Entry point the agents' hook configurations call (payload on stdin)."`
+	Redact    AgentRedactCmd    `cmd:"" help:"Print text as gloss keeps it from a prompt: secrets replaced (try a team's rules)."`
 }
 
 // AgentInstallCmd is `git gloss agent install`.

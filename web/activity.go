@@ -11,6 +11,7 @@ import (
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
 )
@@ -270,20 +271,22 @@ type recordedStats struct {
 }
 
 func recorded(ctx context.Context, repo *gitops.Repo, q attribution.StatsQuery) (*recordedStats, error) {
+	// The range comes from the address bar: after --end-of-options, git
+	// reads it as a revision, never as an option.
 	args := []string{"rev-list"}
 	switch {
 	case q.Since != "":
-		args = append(args, "--since="+q.Since, "HEAD")
+		args = append(args, "--since="+q.Since, "--end-of-options", "HEAD")
 	case strings.Contains(q.Range, ".."):
-		args = append(args, q.Range)
+		args = append(args, "--end-of-options", q.Range)
 	case q.Range != "":
-		args = append(args, "-1", q.Range)
+		args = append(args, "-1", "--end-of-options", q.Range)
 	default:
 		args = append(args, "HEAD")
 	}
 	out, err := repo.Git(ctx, append(args, "--")...)
 	if err != nil {
-		return nil, err
+		return nil, fault.NotFoundf("%s%s: %v", q.Range, q.Since, err)
 	}
 	commits := strings.Fields(string(out))
 	in := make(map[string]bool, len(commits))

@@ -1,6 +1,9 @@
 package web_test
 
 import (
+	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -169,6 +172,14 @@ func TestFilePageDecisionSpansFunction(t *testing.T) {
 	}
 	if m := regexp.MustCompile(`(\d+) of (\d+) commit\(s\)`).FindStringSubmatch(stats); m == nil || m[1] == "0" {
 		t.Errorf("no commit counted as attributed: %v", m)
+	}
+	// A range from the address bar is a revision, never an option.
+	planted := filepath.Join(t.TempDir(), "written")
+	if code, _, _ := s.get(t, "/stats?range="+url.QueryEscape("--output="+planted)); code != 404 {
+		t.Errorf("a range that reads as an option answered %d, want 404", code)
+	}
+	if _, err := os.Stat(planted); err == nil {
+		t.Errorf("a range from the address bar was run as an option: %s written", planted)
 	}
 	if _, lines, _ := s.get(t, "/stats?part=lines"); !strings.Contains(lines, "Lines inserted") || strings.Contains(lines, "<html") {
 		t.Errorf("the line-by-line count is not a fragment of the page:\n%s", lines)
