@@ -54,6 +54,19 @@ var scripts = []script{
 	{agent: "codex", model: "gpt-5-codex", start: "SessionStart", prompt: "UserPromptSubmit", pre: "PreToolUse", post: "PostToolUse"},
 	{agent: "gemini", model: "gemini-2.5-pro", start: "SessionStart", prompt: "BeforeAgent", model1: "BeforeModel", pre: "AfterTool.read_file", post: "AfterTool.replace"},
 	{agent: "cursor", model: "claude-4.5-sonnet", start: "sessionStart", prompt: "beforeSubmitPrompt", pre: "postToolUse.Read", post: "afterFileEdit"},
+	{agent: "opencode", model: "anthropic/claude-sonnet-4-5", start: "session.created", prompt: "chat.message", pre: "tool.execute.after+read", post: "tool.execute.after+edit"},
+}
+
+// eventOf is the agent's event a fixture name stands for: the name up to
+// the first "." ("AfterTool.read_file"), or for OpenCode, whose event names
+// hold dots, up to "+" ("tool.execute.after+read").
+func eventOf(agentName, name string) string {
+	sep := "."
+	if agentName == "opencode" {
+		sep = "+"
+	}
+	e, _, _ := strings.Cut(name, sep)
+	return e
 }
 
 // payload fills a fixture's placeholders.
@@ -101,6 +114,7 @@ func contextOf(t *testing.T, agentName, event string, out []byte) string {
 			AdditionalContext string `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
 		AdditionalContext string `json:"additional_context"`
+		Context           string `json:"context"` // gloss's OpenCode plugin
 	}
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("%s %s answered invalid JSON: %v\n%s", agentName, event, err, out)
@@ -108,7 +122,10 @@ func contextOf(t *testing.T, agentName, event string, out []byte) string {
 	if agentName == "cursor" {
 		return v.AdditionalContext
 	}
-	if want, _, _ := strings.Cut(event, "."); v.HookSpecificOutput.HookEventName != want {
+	if agentName == "opencode" {
+		return v.Context
+	}
+	if want := eventOf(agentName, event); v.HookSpecificOutput.HookEventName != want {
 		t.Errorf("%s %s: hookEventName %q", agentName, event, v.HookSpecificOutput.HookEventName)
 	}
 	return v.HookSpecificOutput.AdditionalContext
@@ -174,7 +191,7 @@ func TestScriptedSessionEndToEnd(t *testing.T) {
 				"FILE":   "lib/parse.go", "OLD": oldText, "NEW": newText, "PATCH": patchText,
 			}
 			run := func(event string) string {
-				return contextOf(t, sc.agent, event, hook(t, fx, nil, sc.agent, strings.Split(event, ".")[0], payload(t, sc.agent, event, vars)))
+				return contextOf(t, sc.agent, event, hook(t, fx, nil, sc.agent, eventOf(sc.agent, event), payload(t, sc.agent, event, vars)))
 			}
 
 			if brief := run(sc.start); !strings.Contains(brief, "annotated commits") || !strings.Contains(brief, "gloss_read") {

@@ -40,6 +40,8 @@ type HookSpec struct {
 	Handler func(event string) map[string]any
 	// Note is what the user must do before the agent runs the hooks.
 	Note string
+	// File is the content of a LayoutOwnedFile.
+	File []byte
 	// Rank orders the agents in lists (Claude Code, the default, first).
 	Rank int
 }
@@ -55,7 +57,14 @@ const (
 	// LayoutFlat is Cursor's: {"version": 1, "hooks": {event: [{"command",
 	// ...}]}}.
 	LayoutFlat
+	// LayoutOwnedFile is a file gloss writes whole (OpenCode's plugin):
+	// HookSpec.File is its content, and it holds a line with
+	// "gloss-owned-file:" so that install and uninstall know it is gloss's.
+	LayoutOwnedFile
 )
+
+// OwnedFileMark is on a line of every file gloss writes whole.
+const OwnedFileMark = "gloss-owned-file:"
 
 // HookEvent is one event install listens to, with the tool matcher where
 // the event takes one.

@@ -93,6 +93,12 @@ var toolInputs = map[string]map[string]string{
 		"Edit":        `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`,
 		"Write":       `{"file_path": "a.go", "content": "y\n"}`,
 	},
+	"opencode": {
+		"read":        `{"filePath": "a.go", "offset": 1, "limit": 20}`,
+		"edit":        `{"filePath": "a.go", "oldString": "x", "newString": "y"}`,
+		"write":       `{"filePath": "a.go", "content": "y\n"}`,
+		"apply_patch": `{"patchText": "*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** End Patch\n"}`,
+	},
 	Gemini: {
 		"read_file":  `{"file_path": "a.go"}`,
 		"write_file": `{"file_path": "a.go", "content": "y\n"}`,
@@ -120,6 +126,9 @@ func TestEveryMatchedToolIsParsed(t *testing.T) {
 					continue
 				}
 				data := fmt.Sprintf(`{"session_id": "s", "cwd": "/r", "hook_event_name": %q, "tool_name": %q, "tool_input": %s}`, ev.Event, tool, in)
+				if name == "opencode" { // the payload of gloss's own plugin (opencode-plugin.js)
+					data = fmt.Sprintf(`{"session_id": "s", "cwd": "/r", "hook_event_name": %q, "tool": %q, "args": %s}`, ev.Event, tool, in)
+				}
 				p, err := Parse(name, ev.Event, []byte(data))
 				if err != nil {
 					t.Fatal(err)
@@ -129,5 +138,24 @@ func TestEveryMatchedToolIsParsed(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The OpenCode plugin gloss installs forwards exactly the tools its matcher
+// names (it filters in JavaScript; the matcher is what the parser reads).
+func TestOpenCodePluginForwardsTheMatchedTools(t *testing.T) {
+	a, _ := Lookup("opencode")
+	var m string
+	for _, ev := range a.Hooks().Events {
+		if ev.Event == "tool.execute.after" {
+			m = ev.Matcher
+		}
+	}
+	quoted := `"` + strings.ReplaceAll(m, "|", `", "`) + `"`
+	if m == "" || !strings.Contains(string(OpenCodePlugin()), "["+quoted+"]") {
+		t.Errorf("the plugin does not forward [%s]", quoted)
+	}
+	if !strings.Contains(string(OpenCodePlugin()), OwnedFileMark) {
+		t.Error("the plugin lacks the owned-file mark")
 	}
 }

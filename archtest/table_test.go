@@ -91,7 +91,7 @@ var table = map[string]row{
 
 	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "capture", "detach", "gitops", "guard", "reconcile", "review", "setup"}},
 	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
-	"web":   {rank: door, imports: []string{"annotate", "attribution", "fault", "gitops", "noma", "notebook", "reconcile", "review", "safepath", "schemas", "setup", "tasks", "why"}},
+	"web":   {rank: door, imports: []string{"annotate", "attribution", "fault", "gitops", "noma", "notebook", "notes", "reconcile", "review", "safepath", "schemas", "setup", "tasks", "why"}},
 	"lsp":   {rank: door, imports: []string{"annotate", "atomicfile", "attribution", "gitops", "reconcile", "treesitter", "why"}},
 
 	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "lsp", "mcp", "noma", "notebook", "notes", "reconcile", "review", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "web", "why"}},

@@ -144,7 +144,9 @@ build=$!
 last=""
 while kill -0 "$build" 2>/dev/null; do
 	sleep 3
-	pct=$(grep -o '^\[ *[0-9]*%\]' "$work/build.log" | tail -n 1 | tr -dc '0-9')
+	# Before cmake prints its first percentage grep finds nothing; under
+	# pipefail that must not end the script.
+	pct=$(grep -o '^\[ *[0-9]*%\]' "$work/build.log" | tail -n 1 | tr -dc '0-9' || true)
 	if [ -n "$pct" ] && [ "$pct" != "$last" ]; then log "compiling: $pct%"; last=$pct; fi
 done
 wait "$build" || { tail -n 30 "$work/build.log" >&2; exit 1; }

@@ -70,6 +70,9 @@ type agentSpec struct {
 	// dir is the folder whose presence (in the repository or the home
 	// directory) says the agent is in use.
 	dir string
+	// file is the whole content of a file gloss owns (OpenCode's plugin),
+	// written instead of hook entries.
+	file []byte
 }
 
 // agentSpecs is every agent's hooks file, as its payload file describes it.
@@ -80,6 +83,11 @@ var agentSpecs = func() map[string]agentSpec {
 		h := a.Hooks()
 		out[name] = agentSpec{name: name, display: h.Display, project: h.Project, global: h.Global,
 			cursor: h.Layout == agent.LayoutFlat, hooks: h.Events, handler: h.Handler, note: h.Note, dir: h.Dir}
+		if h.Layout == agent.LayoutOwnedFile {
+			spec := out[name]
+			spec.file = h.File
+			out[name] = spec
+		}
 	}
 	return out
 }()
@@ -99,8 +107,11 @@ type AgentChange struct {
 	// Error says why a file was left untouched ("refused").
 	Error string `json:"error,omitempty"`
 
-	Created     bool     `json:"created,omitempty"`      // the file did not exist before
-	CreatedDir  bool     `json:"created_dir,omitempty"`  // nor did its directory
+	Created    bool `json:"created,omitempty"`     // the file did not exist before
+	CreatedDir bool `json:"created_dir,omitempty"` // nor did its directory
+	// CreatedDirs are the folders install made for a gloss-owned file
+	// (.opencode/plugins, then .opencode), deepest first.
+	CreatedDirs []string `json:"created_dirs,omitempty"`
 	CreatedKeys []string `json:"created_keys,omitempty"` // keys install added: "hooks", "hooks/<event>", "version"
 	// Blank is what a file that existed but held only white space held
 	// (install replaced it with a JSON object); nil otherwise.
@@ -251,6 +262,11 @@ func (m *manifest) recordAgent(ch AgentChange) {
 	}
 	m.Agents[i].Created = m.Agents[i].Created || ch.Created
 	m.Agents[i].CreatedDir = m.Agents[i].CreatedDir || ch.CreatedDir
+	for _, d := range ch.CreatedDirs {
+		if !slices.Contains(m.Agents[i].CreatedDirs, d) {
+			m.Agents[i].CreatedDirs = append(m.Agents[i].CreatedDirs, d)
+		}
+	}
 	m.Agents[i].Events = ch.Events
 }
 

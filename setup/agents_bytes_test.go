@@ -27,6 +27,9 @@ func TestAgentHooksRoundTripKeepsEveryByte(t *testing.T) {
 	}
 	for _, agent := range Agents {
 		spec := agentSpecs[agent]
+		if spec.file != nil {
+			continue // a file gloss owns whole: TestOwnedFileInstallUninstall
+		}
 		for name, orig := range files {
 			t.Run(agent+"/"+name, func(t *testing.T) {
 				dir := t.TempDir()
@@ -151,5 +154,62 @@ func TestInstructionsRoundTripKeepsEveryByte(t *testing.T) {
 				t.Errorf("after install and uninstall: %q, want %q", got, orig)
 			}
 		})
+	}
+}
+
+// An agent whose hooks are a file gloss writes whole (OpenCode's plugin):
+// install creates it and its folders, leaves a file of the user's by the
+// same name untouched, brings an older one of its own up to date; uninstall
+// removes what it created, folders included, and nothing it did not.
+func TestOwnedFileInstallUninstall(t *testing.T) {
+	t.Parallel()
+	spec := agentSpecs["opencode"]
+	if spec.file == nil {
+		t.Fatal("opencode is not an owned-file agent")
+	}
+	root := t.TempDir()
+	path := filepath.Join(root, ".opencode", "plugins", "gloss.js")
+	target := MCPTarget{Client: "opencode", Path: path, root: root}
+
+	ch, err := installAgentHooks(spec, target)
+	if err != nil || ch.Action != "added" || len(ch.CreatedDirs) != 2 {
+		t.Fatalf("install: %v %+v", err, ch)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(spec.file) {
+		t.Fatalf("install wrote %q", got)
+	}
+	if again, err := installAgentHooks(spec, target); err != nil || again.Action != "unchanged" {
+		t.Errorf("second install: %v %+v", err, again)
+	}
+	older := strings.Replace(string(spec.file), "spawnSync", "spawnSync /* older */", 1)
+	if err := os.WriteFile(path, []byte(older), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if up, err := installAgentHooks(spec, target); err != nil || up.Action != "updated" {
+		t.Errorf("install over an older plugin: %v %+v", err, up)
+	}
+	if out, err := uninstallAgentHooks(ch, root); err != nil || out.Action != "removed" {
+		t.Fatalf("uninstall: %v %+v", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".opencode")); !os.IsNotExist(err) {
+		t.Errorf("the folders install created are left: %v", err)
+	}
+
+	// The user's own plugin of that name: never touched, either way.
+	mine := "export const Mine = async () => ({});\n"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := installAgentHooks(spec, target); err != nil || ch.Action != "refused" || ch.Error == "" {
+		t.Errorf("install over the user's file: %v %+v", err, ch)
+	}
+	if out, err := uninstallAgentHooks(AgentChange{Agent: "opencode", Path: path, Created: true}, root); err != nil || out.Action != "absent" {
+		t.Errorf("uninstall of the user's file: %v %+v", err, out)
+	}
+	if got, _ := os.ReadFile(path); string(got) != mine {
+		t.Errorf("the user's plugin changed: %q", got)
 	}
 }

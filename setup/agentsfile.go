@@ -64,6 +64,9 @@ func eventsOf(spec agentSpec) []string {
 // installAgentHooks brings gloss's entries in one agent's file to what
 // this version writes.
 func installAgentHooks(spec agentSpec, t MCPTarget) (AgentChange, error) {
+	if spec.file != nil {
+		return installOwnedFile(spec, t)
+	}
 	ch := AgentChange{Agent: spec.name, Path: t.Path, Global: t.Global, Root: t.root, Events: eventsOf(spec), Note: spec.note}
 	data, err := readTarget(t)
 	if errors.Is(err, os.ErrNotExist) {
@@ -357,6 +360,9 @@ func uninstallAgentHooks(e AgentChange, root string) (AgentChange, error) {
 		}
 	}
 	spec := agentSpecs[e.Agent]
+	if spec.file != nil {
+		return uninstallOwnedFile(e, t)
+	}
 	data, err := readTarget(t)
 	if errors.Is(err, os.ErrNotExist) {
 		return out, nil

@@ -41,7 +41,9 @@ func AgentStatus(ctx context.Context, repo *gitops.Repo) (*AgentStatusResult, er
 			data, err := readTarget(t)
 			if err == nil {
 				st.Exists = true
-				if _, perr := parseObject(data); perr != nil {
+				if spec.file != nil {
+					ownedFileState(spec, &st, data)
+				} else if _, perr := parseObject(data); perr != nil {
 					st.Error = "not valid JSON: " + perr.Error()
 				} else if present, gerr := glossEntries(data, spec.cursor); gerr != nil {
 					st.Error = gerr.Error()

@@ -209,6 +209,14 @@ func TestBrowser(t *testing.T) {
 		if p.name == "file" {
 			checkHighlight(t, s, b)
 		}
+		if p.name == "stats" {
+			// The page came with what the hooks recorded; the line-by-line
+			// count is fetched into it.
+			b.do(t, "the line-by-line count", chromedp.WaitReady("#lines[data-complete]"))
+			if got := eval[string](t, b, `document.getElementById("h-recorded").parentNode.innerText + "|" + document.getElementById("lines").innerText`); !strings.Contains(got, "line attribution record") || !strings.Contains(got, "Lines inserted") {
+				t.Errorf("the stats page lacks what the hooks recorded or the line-by-line count: %q", got)
+			}
+		}
 		b.do(t, "settle", chromedp.Sleep(150*time.Millisecond))
 		var errs []string
 		errs, seen = b.errorsSince(seen)

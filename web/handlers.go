@@ -2,10 +2,13 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"html/template"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"sort"
@@ -104,8 +107,17 @@ type overviewData struct {
 	Tasks   map[string]int
 	Ready   []tasks.Summary
 	Notes   []notebook.NoteEntry
-	Errors  []string
+	// Decisions are the newest decisions in force, and DecisionCount
+	// all of them; Attributed the newest commits with line attribution.
+	Decisions     []decisionItem
+	DecisionCount int
+	Attributed    []attributedCommit
+	Errors        []string
 }
+
+// recentShown is how many recent decisions and attributed commits the
+// overview lists.
+const recentShown = 8
 
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	s.withRepo(w, r, func(repo *gitops.Repo) error {
@@ -139,6 +151,22 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 				}
 				ts.Close()
 			}
+			if ds, err := liveDecisions(repo); err == nil {
+				d.DecisionCount, d.Decisions = len(ds), ds[:min(len(ds), recentShown)]
+				if len(d.Decisions) > 0 {
+					today := newPathsToday(r.Context(), repo)
+					for i := range d.Decisions {
+						d.Decisions[i].File = today.of(d.Decisions[i].File)
+					}
+				}
+			} else {
+				d.Errors = append(d.Errors, "decisions: "+err.Error())
+			}
+			if recs, err := attributionRecords(repo); err == nil {
+				d.Attributed = recentAttributed(repo, recs, recentShown)
+			} else {
+				d.Errors = append(d.Errors, "line attribution: "+err.Error())
+			}
 			if nb, err := notebook.Open(r.Context(), repo); err == nil {
 				if l, err := nb.List(""); err == nil {
 					d.Notes = l.Notes
@@ -170,6 +198,43 @@ type fileData struct {
 	// Decided counts the decisions bound to the function starting at a
 	// line, for the outline.
 	Decided map[int]int
+	// Rest is the address of the hunks after the first screen, when the
+	// page holds only the first screen of a long file.
+	// All is the address of the whole page in one response.
+	Rest, All string
+}
+
+// firstScreenLines is how many lines of a file page are sent before the
+// rest: a few screens, so that the page paints at once and one can start
+// reading while the rest comes. A file this long or shorter is sent whole.
+const firstScreenLines = 150
+
+// partURL is the address of a part of a file page (the rest, or all of
+// it): the same file and revision; for the rest, the number of lines the
+// first screen was cut from, so that the rest of a file changed meanwhile
+// is refused, not spliced on.
+func partURL(r *http.Request, part string, lines int) string {
+	q := url.Values{"part": {part}}
+	if lines > 0 {
+		q.Set("lines", strconv.Itoa(lines))
+	}
+	if rev := r.URL.Query().Get("rev"); rev != "" {
+		q.Set("rev", rev)
+	}
+	return r.URL.Path + "?" + q.Encode()
+}
+
+// fileRest answers the hunks after the first screen, an HTML fragment
+// for the page's script to append; 409 when the file no longer has the
+// lines the page was cut from (it changed between the two requests).
+func fileRest(w http.ResponseWriter, r *http.Request, html template.HTML, cut, lines int) error {
+	if r.URL.Query().Get("lines") != strconv.Itoa(lines) || cut <= 0 {
+		refuse(w, http.StatusConflict, "the file changed since the page was sent: reload it")
+		return nil
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = io.WriteString(w, string(html[cut:]))
+	return nil
 }
 
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
@@ -208,11 +273,20 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 			lines = escapeLines(content)
 		}
 		lang := language(rel)
-		html, err := s.renderHunks(&d, rel, lang, lines)
+		part := r.URL.Query().Get("part")
+		html, cut, err := s.renderHunks(&d, rel, lang, lines, part == "")
 		if err != nil {
 			return err
 		}
 		d.HunksHTML = html
+		switch {
+		case part == "rest":
+			return fileRest(w, r, html, cut, len(lines))
+		case part != "all" && cut > 0:
+			// The first screen alone: the script of the page fetches the
+			// rest once it is painted; without scripts, a link to all.
+			d.HunksHTML, d.Rest, d.All = html[:cut], partURL(r, "rest", len(lines)), partURL(r, "all", 0)
+		}
 		v := view{Title: rel, Nav: "files", Scripts: []string{"file.js"}, Data: d}
 		// highlight.js colours the lines when make built it in; without
 		// it the page is the same, uncoloured.
@@ -267,30 +341,73 @@ func (s *Server) deps(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// stats is line attribution over a range: git gloss stats.
+// stats is who wrote the code over a range. The page answers at once
+// with what the hooks recorded (recorded: each commit's new lines, from
+// the notes), and its script then fetches the line-by-line count
+// (part=lines: git gloss stats, which blames every file the range
+// changed: seconds on a long history gloss has not seen) into it; without
+// scripts, a link asks for it. The JSON twin is git gloss stats --json.
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 	q := attribution.StatsQuery{Range: r.URL.Query().Get("range"), Since: r.URL.Query().Get("since")}
+	part := r.URL.Query().Get("part")
 	s.withRepo(w, r, func(repo *gitops.Repo) error {
-		st, err := attribution.Stats(r.Context(), repo, q)
-		if err != nil {
-			return err
+		d := statsData{Query: q}
+		if r.URL.Query().Get("format") == "json" || part == "lines" || part == "all" {
+			st, err := attribution.Stats(r.Context(), repo, q)
+			if err != nil {
+				return err
+			}
+			d.Stats = st
+			if part == "lines" {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				return s.pages.byName["stats"].ExecuteTemplate(w, "lines", d)
+			}
 		}
-		s.page(w, r, "stats", view{Title: "Who wrote the code", Nav: "stats", Data: statsData{Query: q, Stats: st}}, st)
+		if r.URL.Query().Get("format") != "json" {
+			rec, err := recorded(r.Context(), repo, q)
+			if err != nil {
+				return err
+			}
+			d.Recorded = rec
+		}
+		if d.Stats == nil {
+			v := url.Values{"part": {"lines"}, "range": {q.Range}, "since": {q.Since}}
+			d.Lines = "/stats?" + v.Encode()
+			v.Set("part", "all")
+			d.All = "/stats?" + v.Encode()
+		}
+		s.page(w, r, "stats", view{Title: "Who wrote the code", Nav: "stats", Scripts: []string{"stats.js"}, Data: d}, d.Stats)
 		return nil
 	})
 }
 
 type statsData struct {
-	Query attribution.StatsQuery
-	Stats *attribution.StatsResult
+	Query    attribution.StatsQuery
+	Recorded *recordedStats
+	Stats    *attribution.StatsResult
+	// Lines is the address of the line-by-line count, All of the page
+	// with it, when the page is sent without it.
+	Lines, All string
 }
 
-// treeData lists the files of HEAD under a folder, one level.
+// treeData lists the files of HEAD under a folder, one level, each with
+// the decisions recorded under it and the agent's share of its attributed
+// lines; Filter narrows the list to names holding it.
 type treeData struct {
-	Dir     string
-	Parent  string
-	Folders []string
-	Files   []string
+	Dir     string      `json:"dir"`
+	Parent  string      `json:"parent"`
+	Filter  string      `json:"filter,omitempty"`
+	Folders []treeEntry `json:"folders"`
+	Files   []treeEntry `json:"files"`
+	Hidden  int         `json:"hidden"` // entries the filter left out
+	Total   folderCount `json:"total"`
+}
+
+// treeEntry is one folder or file of the tree.
+type treeEntry struct {
+	Path string `json:"path"`
+	Name string `json:"name"`
+	folderCount
 }
 
 func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
@@ -305,28 +422,44 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		d := treeData{Dir: dir}
+		d := treeData{Dir: dir, Folders: []treeEntry{}, Files: []treeEntry{}, Filter: strings.TrimSpace(r.URL.Query().Get("filter"))}
 		if dir != "" {
 			d.Parent = path.Dir(dir)
 			if d.Parent == "." {
 				d.Parent = ""
 			}
 		}
+		counts := treeCounts(r.Context(), repo, dir)
 		seen := map[string]bool{}
 		for _, e := range entries {
 			rest := strings.TrimPrefix(e.Path, dir)
 			rest = strings.TrimPrefix(rest, "/")
-			if first, _, nested := strings.Cut(rest, "/"); nested {
-				if !seen[first] {
-					seen[first] = true
-					d.Folders = append(d.Folders, path.Join(dir, first))
-				}
+			first, _, nested := strings.Cut(rest, "/")
+			p := path.Join(dir, first)
+			if seen[p] {
 				continue
 			}
-			d.Files = append(d.Files, e.Path)
+			seen[p] = true
+			te := treeEntry{Path: p, Name: first}
+			if c := counts[p]; c != nil {
+				te.folderCount = *c
+			}
+			d.Total.Decisions += te.Decisions
+			d.Total.Agent += te.Agent
+			d.Total.Seen += te.Seen
+			if d.Filter != "" && !strings.Contains(strings.ToLower(first), strings.ToLower(d.Filter)) {
+				d.Hidden++
+				continue
+			}
+			if nested {
+				d.Folders = append(d.Folders, te)
+			} else {
+				d.Files = append(d.Files, te)
+			}
 		}
-		sort.Strings(d.Folders)
-		sort.Strings(d.Files)
+		byPath := func(a, b treeEntry) int { return strings.Compare(a.Path, b.Path) }
+		slices.SortFunc(d.Folders, byPath)
+		slices.SortFunc(d.Files, byPath)
 		title := "Files"
 		if dir != "" {
 			title = dir
@@ -334,6 +467,25 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 		s.page(w, r, "tree", view{Title: title, Nav: "files", Data: d}, d)
 		return nil
 	})
+}
+
+// treeCounts counts the decisions and attributed lines under each entry
+// of dir, from the notes; none when they cannot be read (the listing
+// still stands).
+func treeCounts(ctx context.Context, repo *gitops.Repo, dir string) map[string]*folderCount {
+	ds, err := liveDecisions(repo)
+	if err != nil {
+		return nil
+	}
+	recs, err := attributionRecords(repo)
+	if err != nil {
+		return nil
+	}
+	var today *pathsToday
+	if len(ds) > 0 || len(recs) > 0 {
+		today = newPathsToday(ctx, repo)
+	}
+	return countUnder(dir, ds, recs, today)
 }
 
 func (s *Server) specs(w http.ResponseWriter, r *http.Request) {

@@ -139,7 +139,13 @@ func layout(d *fileData) ([]piece, []scopeView) {
 // reflection per field was most of the page's time; text is escaped with
 // html.EscapeString, code lines come escaped from escapeLines, and the
 // annotations (few) still go through the template.
-func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (template.HTML, error) {
+//
+// cut is where the first screen ends in the HTML: the start of the first
+// hunk or function block after line firstScreenLines outside any block
+// (-1 when the file is shorter), so that the page can send the first
+// screen alone and the rest after it (see fileRest).
+// With firstOnly it stops there: the rest is not written.
+func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string, firstOnly bool) (out template.HTML, cut int, err error) {
 	ann := s.pages.byName["file"]
 	// Line attribution by line number, for the gutter.
 	who := map[int]attribution.Contributor{}
@@ -170,7 +176,14 @@ func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (tem
 	}
 	b.Grow(size + len(pieces)*400)
 	next, inScope := 0, false // the next scope to open; whether one is open
+	cut = -1
 	for i, h := range pieces {
+		if cut < 0 && !inScope && h.Start > firstScreenLines {
+			cut = b.Len()
+			if firstOnly {
+				break
+			}
+		}
 		idx := strconv.Itoa(i)
 		start, end := strconv.Itoa(h.Start), strconv.Itoa(h.End)
 		scopeStart := !inScope && next < len(scopes) && scopes[next].Start == h.Start
@@ -180,7 +193,7 @@ func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (tem
 			sc.Index, sc.Path = next, rel
 			b.WriteString(`<div class="scope" id="s` + strconv.Itoa(next) + `" data-start="` + start + `" data-end="` + strconv.Itoa(sc.End) + `">` + "\n")
 			if err := ann.ExecuteTemplate(&b, "scopeann", sc); err != nil {
-				return "", err
+				return "", -1, err
 			}
 		}
 		b.WriteString(`<div class="hunk`)
@@ -223,7 +236,7 @@ func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (tem
 		if len(h.regions) > 0 {
 			hv := hunkView{Index: i, Path: rel, Region: h.regions[0], Regions: h.regions}
 			if err := ann.ExecuteTemplate(&b, "ann", hv); err != nil {
-				return "", err
+				return "", -1, err
 			}
 		}
 		b.WriteString("\n</div>\n")
@@ -235,7 +248,7 @@ func (s *Server) renderHunks(d *fileData, rel, lang string, lines []string) (tem
 	if inScope {
 		b.WriteString("</div>\n")
 	}
-	return template.HTML(b.String()), nil //nolint:gosec // every piece is escaped above or by the template
+	return template.HTML(b.String()), cut, nil //nolint:gosec // every piece is escaped above or by the template
 }
 
 // writeGutter writes a hunk's gutter line: commit, age, who wrote it by

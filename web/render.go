@@ -52,7 +52,14 @@ var funcs = template.FuncMap{
 	"sum":       func(t attribution.Totals) int { return t.Human + t.AI + t.Mixed + t.Unknown },
 	"refname":   func(r string) string { return strings.TrimPrefix(r, "refs/notes/") },
 	"rankTitle": review.RankTitle,
-	"inFile":    func(path string, r *why.RegionView) regionIn { return regionIn{Path: path, R: r} },
+	"sub":       func(a, b int) int { return a - b },
+	"shortSession": func(s string) string {
+		if len(s) > 12 {
+			return s[:12] + "…"
+		}
+		return s
+	},
+	"inFile": func(path string, r *why.RegionView) regionIn { return regionIn{Path: path, R: r} },
 }
 
 // loadPages parses each page with the shared layout.

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -113,7 +114,8 @@ func exchanges(t *testing.T, dir string) []exchange {
 	var out []exchange
 	for _, in := range ins {
 		var e exchange
-		parts := strings.Split(filepath.Base(in), ".")
+		// <time>.<agent>.<event>.in.json; OpenCode's event names hold dots.
+		parts := strings.SplitN(strings.TrimSuffix(filepath.Base(in), ".in.json"), ".", 3)
 		e.event = parts[2]
 		data, err := os.ReadFile(in)
 		if err != nil {
@@ -200,10 +202,18 @@ func checkExchanges(t *testing.T, ex []exchange, session, dir string) map[string
 // and in a failure, which shows its standard error too.
 func runAgentCLI(t *testing.T, what, dir string, env []string, argv ...string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	return runAgentCLIFor(t, 90*time.Second, what, dir, env, argv...)
+}
+
+// runAgentCLIFor is runAgentCLI with another time limit.
+func runAgentCLIFor(t *testing.T, limit time.Duration, what, dir string, env []string, argv ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = dir, env
+	// PWD too: the environment is given whole, so exec does not set it, and
+	// an agent that reads it (OpenCode) would work in the test's folder.
+	cmd.Dir, cmd.Env = dir, append(slices.Clip(env), "PWD="+dir)
 	start := time.Now()
 	out, err := cmd.Output()
 	t.Logf("%s took %v", what, time.Since(start).Round(time.Millisecond))

@@ -31,9 +31,12 @@ function offersTool(body, name) {
   return (body.tools || []).some((t) => t.name === name);
 }
 
-// reply decides the assistant's content for a request.
+// reply decides the assistant's content for a request. The main
+// conversation is the one that offers the script's mainTool (Claude Code's
+// "Write" unless the script names another agent's, such as OpenCode's
+// "write").
 function reply(body) {
-  const step = offersTool(body, "Write") ? script.steps[toolResults(body)] : undefined;
+  const step = offersTool(body, script.mainTool || "Write") ? script.steps[toolResults(body)] : undefined;
   if (step) {
     return {
       content: [

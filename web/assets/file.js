@@ -18,8 +18,7 @@
       try { window.localStorage.setItem("gloss.wrap", wrap.checked ? "1" : "0"); } catch (e) { /* storage off */ }
     });
   }
-  var hunks = Array.prototype.slice.call(document.querySelectorAll(".hunk"));
-  if (!hunks.length) return;
+  var hunks = [];
   var current = -1;
   function select(i, scroll) {
     if (i < 0 || i >= hunks.length) return;
@@ -50,15 +49,68 @@
       if (!annotatedOnly || hunks[i].classList.contains("annotated") || hunks[i].classList.contains("scopestart")) return select(i);
     }
   }
-  hunks.forEach(function (h, i) {
-    var g = h.querySelector(".gutter");
-    if (!g) return;
-    g.addEventListener("click", function (e) {
-      e.preventDefault();
-      select(i, false);
-      open(i);
+  // bind takes the hunks on the page (again after the rest of a long
+  // file came) and makes their gutters open their cards.
+  function bind() {
+    hunks = Array.prototype.slice.call(document.querySelectorAll(".hunk"));
+    hunks.forEach(function (h, i) {
+      var g = h.querySelector(".gutter");
+      if (!g || g.dataset.bound) return;
+      g.dataset.bound = "1";
+      g.addEventListener("click", function (e) {
+        e.preventDefault();
+        select(i, false);
+        open(i);
+      });
     });
-  });
+  }
+  // jump selects the hunk of the line the address names (#L120); false
+  // when that line is not on the page (yet).
+  var jumped = false;
+  function jump() {
+    var m = /^#L(\d+)$/.exec(location.hash);
+    if (!m) return true;
+    var n = +m[1];
+    for (var i = 0; i < hunks.length; i++) {
+      if (+hunks[i].dataset.start <= n && n <= +hunks[i].dataset.end) {
+        select(i, false);
+        var l = document.getElementById("L" + n);
+        if (l && jumped === null) l.scrollIntoView({ block: "center" });
+        return true;
+      }
+    }
+    return false;
+  }
+  // A long file's page holds its first screen; the rest is fetched once
+  // that is painted and appended, then coloured and bound. Should it
+  // fail (the file changed meanwhile), the note says so and keeps the
+  // link to the whole file.
+  function rest() {
+    var src = blame && blame.dataset.rest;
+    if (!src) return;
+    var note = document.getElementById("rest");
+    fetch(src, { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) throw new Error(r.status === 409 ? "the file changed since this page was sent: reload it" : "the server answered " + r.status);
+      return r.text();
+    }).then(function (html) {
+      blame.insertAdjacentHTML("beforeend", html);
+      delete blame.dataset.rest;
+      blame.dataset.complete = "";
+      if (note) note.remove();
+      if (window.glossHighlight) window.glossHighlight();
+      bind();
+      if (!jumped) {
+        jumped = null; // the browser did not scroll to it: we do
+        jump();
+      }
+    }).catch(function (err) {
+      if (note) note.insertBefore(document.createTextNode("The rest of the file did not come: " + err.message + ". "), note.firstChild);
+    });
+  }
+  bind();
+  // After the first screen is painted: the rest's megabytes must not
+  // hold its first frame back.
+  requestAnimationFrame(function () { setTimeout(rest, 0); });
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     var t = e.target;
@@ -73,11 +125,5 @@
     }
     e.preventDefault();
   });
-  var m = /^#L(\d+)$/.exec(location.hash);
-  if (m) {
-    var n = +m[1];
-    for (var i = 0; i < hunks.length; i++) {
-      if (+hunks[i].dataset.start <= n && n <= +hunks[i].dataset.end) { select(i, false); break; }
-    }
-  }
+  jumped = jump();
 })();

@@ -5,26 +5,33 @@
 // spanning lines keep their colour, and the result is cut back into lines,
 // closing the spans open at each line's end and reopening them on the
 // next. Without highlight.js the page stays as served, uncoloured.
+// A long file's page holds its first screen only until file.js appends
+// the rest: it then calls glossHighlight.
 (function () {
   "use strict";
-  var hljs = window.hljs;
-  if (!hljs) return;
-  var first = document.querySelector("pre.code[class*='language-']");
-  if (!first) return;
-  var m = /(?:^|\s)language-([\w-]+)/.exec(first.className);
-  if (!m || !hljs.getLanguage(m[1])) return;
-  var lines = document.querySelectorAll("pre.code .l");
-  var text = [];
-  for (var i = 0; i < lines.length; i++) text.push(lines[i].textContent.replace(/\n$/, ""));
-  var out;
-  try {
-    out = hljs.highlight(text.join("\n"), { language: m[1], ignoreIllegals: true }).value;
-  } catch (e) {
-    return;
+  window.glossHighlight = highlight;
+  if (!document.querySelector(".blame[data-rest]")) highlight();
+
+  function highlight() {
+    var hljs = window.hljs;
+    if (!hljs) return;
+    var first = document.querySelector("pre.code[class*='language-']");
+    if (!first) return;
+    var m = /(?:^|\s)language-([\w-]+)/.exec(first.className);
+    if (!m || !hljs.getLanguage(m[1])) return;
+    var lines = document.querySelectorAll("pre.code .l");
+    var text = [];
+    for (var i = 0; i < lines.length; i++) text.push(lines[i].textContent.replace(/\n$/, ""));
+    var out;
+    try {
+      out = hljs.highlight(text.join("\n"), { language: m[1], ignoreIllegals: true }).value;
+    } catch (e) {
+      return;
+    }
+    var split = splitLines(out);
+    if (split.length !== lines.length) return; // never colour the wrong line
+    for (var j = 0; j < lines.length; j++) lines[j].innerHTML = split[j] + "\n";
   }
-  var split = splitLines(out);
-  if (split.length !== lines.length) return; // never colour the wrong line
-  for (var j = 0; j < lines.length; j++) lines[j].innerHTML = split[j] + "\n";
 
   // splitLines cuts highlight.js's HTML (text escaped by it, markup only
   // <span class="..."> and </span>) at each newline.
