@@ -61,6 +61,14 @@ func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
 	byFile := map[string]*annotate.AgentWork{}
 	sessions := map[string]*Session{}
 	var order []string
+	// A prompt whose summary was forgotten is never written again, even
+	// when the session state still holds it (tombstones a sync brought to
+	// a clone that has not run forget itself).
+	ts, _ := notes.LoadTombstones(repo)
+	// Redacted when stored, redacted again in case the rules learned
+	// something since (a team rule added, a new gloss): with no rules, no
+	// intent.
+	red, rerr := RedactorFor(repo)
 	for _, e := range taken.Edits {
 		hs := taken.Committed[e.File]
 		if hs == nil {
@@ -71,12 +79,13 @@ func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
 			ss, _ = LoadSession(repo, e.Session)
 			sessions[e.Session] = ss
 		}
-		// The prompt the edit answered: redacted when stored, redacted
-		// again in case the rule set learned something since.
+		// The prompt the edit answered.
 		intent := ""
-		if ss != nil {
-			if red, err := Redact(ss.PromptBefore(e.Time)); err == nil {
-				intent = red
+		if ss != nil && rerr == nil {
+			if p := ss.PromptBefore(e.Time); !promptForgotten(ts, p) {
+				if intent = red.Redact(p); promptForgotten(ts, intent) {
+					intent = ""
+				}
 			}
 		}
 		w := byFile[e.File]
@@ -118,6 +127,8 @@ func (cw *CommitWork) RecordSessions(ctx context.Context, repo *gitops.Repo, com
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	ts, _ := notes.LoadTombstones(repo)
+	red, rerr := RedactorFor(repo)
 	var recs []any
 	for _, id := range ids {
 		u := cw.sessions[id]
@@ -127,9 +138,10 @@ func (cw *CommitWork) RecordSessions(ctx context.Context, repo *gitops.Repo, com
 			if rec.Model == "" {
 				rec.Model = ss.Model
 			}
-			if len(ss.Prompts) > 0 {
-				if red, err := Redact(ss.Prompts[len(ss.Prompts)-1].Summary); err == nil {
-					rec.Summary = red
+			if len(ss.Prompts) > 0 && rerr == nil {
+				last := ss.Prompts[len(ss.Prompts)-1].Summary
+				if s := red.Redact(last); !promptForgotten(ts, last) && !promptForgotten(ts, s) {
+					rec.Summary = s
 				}
 			}
 		}

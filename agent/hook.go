@@ -159,8 +159,12 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 					red <- redacted{err: fmt.Errorf("redaction: %v", r)}
 				}
 			}()
-			summary, err := Summarize(p.Prompt)
-			red <- redacted{summary, err}
+			r, err := RedactorFor(repo)
+			if err != nil {
+				red <- redacted{err: err}
+				return
+			}
+			red <- redacted{summary: r.Summarize(p.Prompt)}
 		}()
 		var text string
 		var rerr error

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -58,8 +59,15 @@ func loadRules() (*ruleSet, error) {
 }
 
 // parseRules reads a gitleaks configuration on a private viper instance,
-// so that nothing else's settings leak in.
-func parseRules(toml string) (*ruleSet, error) {
+// so that nothing else's settings leak in. gitleaks compiles the regular
+// expressions with MustCompile: a bad one (a team's) is an error here,
+// not a panic.
+func parseRules(toml string) (rs *ruleSet, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			rs, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(strings.NewReader(toml)); err != nil {

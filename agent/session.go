@@ -16,6 +16,7 @@ import (
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/notes"
 )
 
 // Session is what gloss keeps about one agent session, in
@@ -200,4 +201,79 @@ func ModelFromTranscript(path string) string {
 		}
 	}
 	return model
+}
+
+// ForgetPrompts drops from the session state of every worktree the
+// prompts whose summary a forgotten record held (git gloss forget, or
+// tombstones a sync or an import brought): the state is what the next
+// commit of an edit made in the session takes its intent from, so a
+// summary left there would be written again under new ids. It returns how
+// many prompts it dropped. The file is replaced whole (atomicfile), so the
+// old bytes are not left in it.
+func ForgetPrompts(repo *gitops.Repo, ts *notes.Tombstones) (int, error) {
+	if ts == nil || ts.Len() == 0 {
+		return 0, nil
+	}
+	dirs := []string{filepath.Join(repo.CommonDir(), "gloss", "agent", "sessions")}
+	linked, _ := filepath.Glob(filepath.Join(repo.CommonDir(), "worktrees", "*", "gloss", "agent", "sessions"))
+	dirs = append(dirs, linked...)
+	dropped := 0
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue // no sessions in this worktree
+		}
+		for _, e := range ents {
+			if !e.Type().IsRegular() || filepath.Ext(e.Name()) != ".json" {
+				continue
+			}
+			n, err := forgetPromptsIn(filepath.Join(dir, e.Name()), ts)
+			if err != nil {
+				return dropped, err
+			}
+			dropped += n
+		}
+	}
+	return dropped, nil
+}
+
+// forgetPromptsIn drops the forgotten prompts of one session file, under
+// its lock.
+func forgetPromptsIn(p string, ts *notes.Tombstones) (int, error) {
+	unlock, err := atomicfile.Lock(p + ".lock")
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	s, err := readSession(p)
+	if err != nil || s == nil {
+		return 0, err
+	}
+	kept := s.Prompts[:0]
+	for _, pr := range s.Prompts {
+		if !promptForgotten(ts, pr.Summary) {
+			kept = append(kept, pr)
+		}
+	}
+	n := len(s.Prompts) - len(kept)
+	if n == 0 {
+		return 0, nil
+	}
+	s.Prompts = kept
+	data, err := json.Marshal(s)
+	if err != nil {
+		return 0, err
+	}
+	root, err := os.OpenRoot(filepath.Dir(p))
+	if err != nil {
+		return 0, err
+	}
+	defer root.Close()
+	return n, atomicfile.Replace(root, filepath.Base(p), data, 0o600)
+}
+
+// promptForgotten reports whether a prompt summary is the text of a
+// forgotten record (the intent or the session summary it became).
+func promptForgotten(ts *notes.Tombstones, summary string) bool {
+	return ts != nil && summary != "" && ts.TextForgotten(notes.TextPrint(summary))
 }

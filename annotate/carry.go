@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"context"
 	"slices"
 
 	"github.com/gloss-dev/gloss/gitops"
@@ -127,16 +128,19 @@ func (c *carrier) summary(s Summary, source string) Summary {
 // (git reports some rewrites twice: a reword inside a rebase is an amend
 // and then part of the rebase) are not copied again; their regions are
 // still returned, as covered.
-func carryRecords(repo *gitops.Repo, recs []notes.Record, from, to, source string) ([]any, []Region, error) {
-	// A forgotten record (git gloss forget) is never copied, even when the
-	// source's note still holds it (a clone that has not synced the
-	// tombstone's sweep yet, a note written back by hand).
+func carryRecords(ctx context.Context, repo *gitops.Repo, recs []notes.Record, from, to, source string) ([]any, []Region, error) {
+	// A forgotten record (git gloss forget), or a copy of one, is never
+	// copied, even when the source's note still holds it (a clone that has
+	// not synced the tombstone's sweep yet, a note written back by hand, a
+	// copy whose chain to the forgotten record was lost). A copy found here
+	// gets its tombstone, and no note keeps it.
 	ts, err := notes.LoadTombstones(repo)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ts.Len() > 0 {
-		recs = slices.DeleteFunc(slices.Clone(recs), ts.Drops)
+	recs, found := ts.Keep(notes.Annotations, from, recs)
+	if err := ts.Record(ctx, repo, notes.Annotations, found); err != nil {
+		return nil, nil, err
 	}
 	existing, err := notes.Open(repo, notes.Annotations).Read([]string{to})
 	if err != nil {

@@ -27,7 +27,7 @@ func CarryOnto(ctx context.Context, repo *gitops.Repo, sources []string, to, sou
 		if len(recs[s]) == 0 {
 			continue
 		}
-		carried, _, err := carryRecords(repo, recs[s], s, to, source)
+		carried, _, err := carryRecords(ctx, repo, recs[s], s, to, source)
 		if err != nil {
 			return 0, fmt.Errorf("carry %s onto %s: %w", gitops.ShortID(s), gitops.ShortID(to), err)
 		}

@@ -37,7 +37,7 @@ func carryAndCapture(ctx context.Context, repo *gitops.Repo, sources []string, t
 	var out []any
 	var covered []Region
 	for _, s := range sources {
-		carried, regions, err := carryRecords(repo, recs[s], s, to, source)
+		carried, regions, err := carryRecords(ctx, repo, recs[s], s, to, source)
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func PostRewrite(ctx context.Context, repo *gitops.Repo, kind string, pairs [][2
 		var out []any
 		var covered []Region
 		for _, from := range olds[to] {
-			carried, regions, err := carryRecords(repo, recs[from], from, to, source)
+			carried, regions, err := carryRecords(ctx, repo, recs[from], from, to, source)
 			if err != nil {
 				problems = append(problems, err)
 				continue

@@ -319,7 +319,7 @@ func TestChronicleImportedTwoWaysIsImportedOnce(t *testing.T) {
 				}
 			}
 			out := fx.MustGloss("import", "chronicle", "--file", file)
-			if want := fmt.Sprintf("imported 0 record(s); %d already present", first.Written); !strings.Contains(out, want) {
+			if want := fmt.Sprintf("imported 0 record(s)\n  skipped %d: already present", first.Written); !strings.Contains(out, want) {
 				t.Fatalf("printed %q, want %q", out, want)
 			}
 		})

@@ -16,6 +16,7 @@ type AgentCmd struct {
 	Uninstall AgentUninstallCmd `cmd:"" help:"Remove exactly what agent install added."`
 	Status    AgentStatusCmd    `cmd:"" help:"Which agents run gloss's hooks here and for this user."`
 	Hook      AgentHookCmd      `cmd:"" help:"Entry point the agents' hook configurations call (payload on stdin)."`
+	Redact    AgentRedactCmd    `cmd:"" help:"Print text as gloss keeps it from a prompt: secrets replaced (try a team's rules)."`
 }
 
 // AgentInstallCmd is `git gloss agent install`.
@@ -88,7 +89,7 @@ func refusedError(res *setup.Result) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	return fault.Usagef("left %s untouched: not valid JSON (see above)", strings.Join(paths, ", "))
+	return fault.Usagef("left %s untouched (see above)", strings.Join(paths, ", "))
 }
 
 // AgentUninstallCmd is `git gloss agent uninstall`.

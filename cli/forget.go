@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 
+	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
 )
@@ -19,11 +20,13 @@ type ForgetCmd struct {
 func (ForgetCmd) Help() string {
 	return `Takes records back for good. Each id gets a tombstone in
 refs/notes/gloss/forgotten (id, reason, who, when; never the text), the
-records are removed from every gloss notes ref, and so is every record that
-supersedes one of them (the copies amend, rebase, cherry-pick and carry make,
-and corrections, which may repeat the text). Every sync, import and carry,
-here and on every clone that syncs, honours the tombstones: a forgotten id
-never comes back.
+records are removed from every gloss notes ref, and so are their copies,
+through every generation (amend, rebase, cherry-pick and carry copy a record
+by superseding it; a correction may repeat the text; a copy whose chain was
+lost is known by its provenance and its text's fingerprint). The agents'
+session state under the git dir loses the prompt summaries the records held.
+Every sync, import and carry, here and on every clone that syncs, honours
+the tombstones: a forgotten record never comes back.
 
 The text stays in the notes history. --purge replaces that history with a
 single new commit holding today's notes, deletes remote-tracking notes refs
@@ -55,6 +58,9 @@ func (c *ForgetCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if res.SessionPrompts, err = forgetPrompts(repo); err != nil {
+		return err
+	}
 	if c.PruneNow {
 		if err := notes.PruneNow(g.ctx, repo); err != nil {
 			return err
@@ -64,7 +70,7 @@ func (c *ForgetCmd) Run(g *Globals) error {
 		for _, f := range res.Forgotten {
 			line := "  " + s.green("forgot") + " " + f.ID + " " + s.dim("on "+f.Object[:min(12, len(f.Object))]+" in "+strings.TrimPrefix(f.Ref, "refs/notes/"))
 			if f.CopyOf != "" {
-				line += s.dim(" (supersedes " + f.CopyOf + ")")
+				line += s.dim(" (a copy of " + f.CopyOf + ")")
 			}
 			s.println(line)
 		}
@@ -77,6 +83,9 @@ func (c *ForgetCmd) Run(g *Globals) error {
 				s.printf("    deleted %s (it held the old history)\n", d)
 			}
 		}
+		if res.SessionPrompts > 0 {
+			s.printf("  %s %d prompt summary(ies) from the agents' session state\n", s.green("dropped"), res.SessionPrompts)
+		}
 		if c.PruneNow {
 			s.println("  ran git gc --prune=now")
 		}
@@ -85,6 +94,18 @@ func (c *ForgetCmd) Run(g *Globals) error {
 			s.printf("  %s\n", n)
 		}
 	})
+}
+
+// forgetPrompts drops from the agents' session state the prompts that
+// forgotten records held: after every command that forgets or may bring
+// tombstones (forget, sync, import), so that no later commit writes them
+// again.
+func forgetPrompts(repo *gitops.Repo) (int, error) {
+	ts, err := notes.LoadTombstones(repo)
+	if err != nil {
+		return 0, err
+	}
+	return agent.ForgetPrompts(repo, ts)
 }
 
 // identity is the user's git identity, for the tombstone's "by".

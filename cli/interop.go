@@ -238,6 +238,9 @@ func (c *ImportRecordsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if res.SessionPrompts, err = forgetPrompts(repo); err != nil {
+		return err
+	}
 	return g.emitImport(res)
 }
 
@@ -301,9 +304,21 @@ func (g *Globals) inputFile(repo *gitops.Repo, p string) (io.Reader, func(), err
 
 func (g *Globals) emitImport(res *notes.ImportResult) error {
 	return g.emit(res, func(s *styler) {
-		s.printf("imported %d record(s); %d already present, %d on commits this repository lacks\n", res.Written, res.Present, res.Missing)
-		if res.Outranked > 0 {
-			s.printf("skipped %d attribution record(s) that would change no line: the commit's own records name those lines on firmer ground (the agent's captured edit)\n", res.Outranked)
+		s.printf("imported %d record(s)\n", res.Written)
+		// Every record read is written or skipped for a reason said here.
+		for _, skip := range []struct {
+			n   int
+			why string
+		}{
+			{res.Present, "already present"},
+			{res.Missing, "on commits this repository lacks"},
+			{res.Forgotten, "forgotten (git gloss forget), or copies of a forgotten record"},
+			{res.Outranked, "attribution records that would change no line: the commit's own records name those lines on firmer ground (the agent's captured edit)"},
+			{res.Invalid, "not records or not gloss's (see the warnings)"},
+		} {
+			if skip.n > 0 {
+				s.printf("  skipped %d: %s\n", skip.n, skip.why)
+			}
 		}
 		for _, w := range res.Warnings {
 			s.printf("warning: %s\n", w)

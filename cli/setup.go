@@ -423,6 +423,9 @@ func (c *SyncCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if res.SessionPrompts, err = forgetPrompts(repo); err != nil {
+		return err
+	}
 	if c.PruneNow {
 		if err := notes.PruneNow(g.ctx, repo); err != nil {
 			return err

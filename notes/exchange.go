@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -36,17 +37,23 @@ type ExportResult struct {
 	Records int      `json:"records"`
 }
 
-// ImportResult counts what an import did.
+// ImportResult counts what an import did: every record read is written
+// or skipped for one of the reasons counted, and Written counts records
+// read back from the notes after the write.
 type ImportResult struct {
 	Schema    string   `json:"$schema"`
 	Read      int      `json:"read"`      // records in the input
-	Written   int      `json:"written"`   // records added
+	Written   int      `json:"written"`   // records added (and found there after the write)
 	Present   int      `json:"present"`   // records already there (same id on the same object): skipped
 	Missing   int      `json:"missing"`   // records on objects this repository does not have: skipped
-	Forgotten int      `json:"forgotten"` // records forgotten (git gloss forget), or superseding one: skipped
+	Forgotten int      `json:"forgotten"` // records forgotten (git gloss forget), or copies of one: skipped
 	Outranked int      `json:"outranked"` // attribution records that would change no line's answer (the commit's own capture already names those lines): skipped
-	Refs      []string `json:"refs"`      // refs written to
-	Warnings  []string `json:"warnings"`  // malformed lines, refused refs
+	Invalid   int      `json:"invalid" jsonschema:"lines that are not records, or name a ref that is not gloss's: skipped, each with a warning"`
+	Refs      []string `json:"refs"`     // refs written to
+	Warnings  []string `json:"warnings"` // malformed lines, refused refs
+	// SessionPrompts: prompt summaries dropped from the agents' session
+	// state because imported tombstones forget them (filled in by the caller).
+	SessionPrompts int `json:"session_prompts,omitempty"`
 }
 
 func init() {
@@ -119,14 +126,17 @@ func Import(ctx context.Context, repo *gitops.Repo, r io.Reader) (*ImportResult,
 		}
 		var l ExportLine
 		if err := json.Unmarshal(line, &l); err != nil || l.Schema != ExchangeSchema {
+			res.Invalid++
 			res.Warnings = append(res.Warnings, fmt.Sprintf("line %d: not a %s line: skipped", n, ExchangeSchema))
 			continue
 		}
 		if !strings.HasPrefix(l.Ref, RefPrefix) || strings.Contains(l.Ref, "..") {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("line %d: ref %q is not a gloss notes ref (%s*): skipped", n, l.Ref, RefPrefix))
+			res.Invalid++
+			res.Warnings = append(res.Warnings, fmt.Sprintf("line %d: ref %s is not a gloss notes ref (%s*): skipped", n, fault.Quote(l.Ref), RefPrefix))
 			continue
 		}
 		if _, err := parseLine(l.Record); err != nil {
+			res.Invalid++
 			res.Warnings = append(res.Warnings, fmt.Sprintf("line %d: %v: skipped", n, err))
 			continue
 		}
@@ -163,17 +173,11 @@ func Import(ctx context.Context, repo *gitops.Repo, r io.Reader) (*ImportResult,
 					return nil, err
 				}
 			}
-			for obj, raws := range byRef[ref] {
-				kept := raws[:0]
-				for _, raw := range raws {
-					if rec, _ := parseLine(raw); ts.Drops(rec) {
-						res.Forgotten++
-						continue
-					}
-					kept = append(kept, raw)
-				}
-				byRef[ref][obj] = kept
+			n, err := skipForgotten(ctx, repo, ts, ref, byRef[ref])
+			if err != nil {
+				return nil, err
 			}
+			res.Forgotten += n
 		}
 		written, present, missing, err := importRef(ctx, repo, ref, byRef[ref])
 		if err != nil {
@@ -203,6 +207,44 @@ func Import(ctx context.Context, repo *gitops.Repo, r io.Reader) (*ImportResult,
 		}
 	}
 	return res, nil
+}
+
+// skipForgotten drops from recs (object -> raw records of ref) the
+// forgotten ones: tombstoned, superseding one, or copies of one, following
+// chains through the whole export (a copy of a copy supersedes a record
+// that is only in the export, or nowhere any more). The copies found get
+// tombstones of their own, so that no other path brings them back.
+func skipForgotten(ctx context.Context, repo *gitops.Repo, ts *Tombstones, ref string, recs map[string][]json.RawMessage) (int, error) {
+	if ts.Len() == 0 {
+		return 0, nil
+	}
+	batch := map[string][]byte{}
+	for obj, raws := range recs {
+		for _, raw := range raws {
+			batch[obj] = append(append(batch[obj], raw...), '\n')
+		}
+	}
+	_, removed := ts.filter(ref, batch)
+	if len(removed) == 0 {
+		return 0, nil
+	}
+	gone := map[string]bool{}
+	for _, r := range removed {
+		gone[r.Object+"\x00"+r.ID] = true
+	}
+	n := 0
+	for obj, raws := range recs {
+		kept := raws[:0]
+		for _, raw := range raws {
+			if rec, _ := parseLine(raw); gone[obj+"\x00"+rec.ID] {
+				n++
+				continue
+			}
+			kept = append(kept, raw)
+		}
+		recs[obj] = kept
+	}
+	return n, ts.add(ctx, repo, removed, "", "")
 }
 
 // importRef appends the new records of one ref in one notes commit.
@@ -240,5 +282,28 @@ func importRef(ctx context.Context, repo *gitops.Repo, ref string, recs map[stri
 	if written == 0 {
 		return 0, present, missing, nil
 	}
-	return written, present, missing, Open(repo, ref).AppendMany(ctx, add)
+	if err := Open(repo, ref).AppendMany(ctx, add); err != nil {
+		return 0, 0, 0, err
+	}
+	// What is reported written is what the notes hold now.
+	back, err := Open(repo, ref).Read(slices.Collect(maps.Keys(add)))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	stored := 0
+	for obj, raws := range add {
+		have := map[string]bool{}
+		for _, r := range back[obj] {
+			have[r.ID] = true
+		}
+		for _, raw := range raws {
+			if rec, _ := parseLine(raw.(json.RawMessage)); have[rec.ID] {
+				stored++
+			}
+		}
+	}
+	if stored != written {
+		return 0, 0, 0, fmt.Errorf("import into %s: %d of %d records written are not in the notes after the write", ref, written-stored, written)
+	}
+	return written, present, missing, nil
 }

@@ -33,9 +33,15 @@ type Tombstone struct {
 	Forgets string `json:"forgets"`
 	Ref     string `json:"ref,omitempty"`
 	Object  string `json:"object,omitempty"`
-	CopyOf  string `json:"copy_of,omitempty"` // set when the record was forgotten because it supersedes CopyOf
+	CopyOf  string `json:"copy_of,omitempty"` // set when the record was forgotten as a copy of CopyOf (it supersedes it, or holds its text)
 	Reason  string `json:"reason,omitempty"`
 	By      string `json:"by,omitempty"`
+	// What recognises the record's copies (copies.go): the commits it came
+	// from, fingerprints of its text strings and of its anchor's name.
+	// Never the text.
+	From   []string `json:"from,omitempty"`
+	Text   []string `json:"text,omitempty"`
+	Anchor string   `json:"anchor,omitempty"`
 }
 
 // PurgeMarker says that Ref's history was replaced by a new one starting at
@@ -55,7 +61,9 @@ type PurgeMarker struct {
 type Tombstones struct {
 	Tip    string
 	ids    map[string]Tombstone
-	purges []PurgeMarker // oldest first
+	purges []PurgeMarker   // oldest first
+	copies copies          // the forgotten records' prints, to recognise their copies
+	text   map[string]bool // every forgotten text print, for the session state
 }
 
 // LoadTombstones reads ForgottenRef.
@@ -72,7 +80,7 @@ func LoadTombstones(repo *gitops.Repo) (*Tombstones, error) {
 				var t Tombstone
 				if r.Decode(&t) == nil && t.Forgets != "" {
 					if _, seen := ts.ids[t.Forgets]; !seen {
-						ts.ids[t.Forgets] = t
+						ts.learn(t)
 					}
 				}
 			case PurgeSchema:
@@ -87,6 +95,22 @@ func LoadTombstones(repo *gitops.Repo) (*Tombstones, error) {
 	return ts, nil
 }
 
+// learn adds a tombstone to what ts knows.
+func (ts *Tombstones) learn(t Tombstone) {
+	ts.ids[t.Forgets] = t
+	ts.copies.add(t.Forgets, recordPrint{text: t.Text, anchor: t.Anchor, from: t.From})
+	if ts.text == nil {
+		ts.text = map[string]bool{}
+	}
+	for _, p := range t.Text {
+		ts.text[p] = true
+	}
+}
+
+// TextForgotten reports whether a forgotten record held a string whose
+// TextPrint is print: the session state drops prompts that became one.
+func (ts *Tombstones) TextForgotten(print string) bool { return ts.text[print] }
+
 // Forgotten reports whether id has a tombstone.
 func (ts *Tombstones) Forgotten(id string) bool {
 	_, ok := ts.ids[id]
@@ -96,13 +120,49 @@ func (ts *Tombstones) Forgotten(id string) bool {
 // Len is the number of forgotten ids.
 func (ts *Tombstones) Len() int { return len(ts.ids) }
 
-// Drops reports whether a record must not be stored: its id is forgotten
-// or it supersedes a forgotten record.
+// Drops reports whether a record must not be stored: its id is forgotten,
+// it supersedes a forgotten record, or it is a copy of one (copies.go).
+// Chains through other records are followed by Keep.
 func (ts *Tombstones) Drops(r Record) bool {
-	if ts.Forgotten(r.ID) {
+	if ts.Forgotten(r.ID) || slices.ContainsFunc(r.Supersedes, ts.Forgotten) {
 		return true
 	}
-	return slices.ContainsFunc(r.Supersedes, ts.Forgotten)
+	return ts.copies.copyOf(r.Raw, "") != ""
+}
+
+// Keep returns the records of one note (on object, in ref) that are not
+// forgotten, following chains within them, and what it dropped.
+func (ts *Tombstones) Keep(ref, object string, recs []Record) ([]Record, []ForgottenRecord) {
+	if ts.Len() == 0 {
+		return recs, nil
+	}
+	var data []byte
+	for _, r := range recs {
+		data = append(append(data, r.Raw...), '\n')
+	}
+	_, removed := ts.filter(ref, map[string][]byte{object: data})
+	if len(removed) == 0 {
+		return recs, nil
+	}
+	gone := map[string]bool{}
+	for _, r := range removed {
+		gone[r.ID] = true
+	}
+	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return gone[r.ID] }), removed
+}
+
+// Record gives the copies Keep found tombstones of their own and removes
+// them from every note of ref that still holds them (a full sweep: rare,
+// only when a copy turned up).
+func (ts *Tombstones) Record(ctx context.Context, repo *gitops.Repo, ref string, found []ForgottenRecord) error {
+	if len(found) == 0 {
+		return nil
+	}
+	if err := ts.add(ctx, repo, found, "", ""); err != nil {
+		return err
+	}
+	_, err := sweep(ctx, repo, ref, ts, "")
+	return err
 }
 
 // ForgottenRecord is one record a forget or a sweep removed.
@@ -110,18 +170,22 @@ type ForgottenRecord struct {
 	ID     string `json:"id"`
 	Ref    string `json:"ref"`
 	Object string `json:"object"`
-	CopyOf string `json:"copy_of,omitempty" jsonschema:"the forgotten record this one supersedes (a copy or a correction of it)"`
+	CopyOf string `json:"copy_of,omitempty" jsonschema:"the forgotten record this one is a copy of (it supersedes it, or was carried from it with its text) or a correction of"`
+
+	print recordPrint // for its tombstone
 }
 
-// filter removes forgotten records from notes (object -> note). A record
-// that supersedes a forgotten one is forgotten too, transitively within
-// notes. It returns the changed notes (nil Data: the note is now empty)
-// and what it removed.
+// filter removes forgotten records from notes (object -> note): those
+// with a tombstone, those that supersede a forgotten one, and copies of a
+// forgotten one (copies.go), transitively within notes. It returns the
+// changed notes (nil Data: the note is now empty) and what it removed.
 func (ts *Tombstones) filter(ref string, notes map[string][]byte) ([]gitops.NoteChange, []ForgottenRecord) {
 	gone := map[string]string{} // id -> copy_of ("" for a tombstoned id)
 	for id := range ts.ids {
 		gone[id] = ""
 	}
+	found := ts.copies // grows with the copies found here
+	found.byFrom = maps.Clone(found.byFrom)
 	parsed := map[string][]Record{}
 	objects := make([]string, 0, len(notes))
 	for obj, data := range notes {
@@ -129,6 +193,17 @@ func (ts *Tombstones) filter(ref string, notes map[string][]byte) ([]gitops.Note
 		parsed[obj], _ = Parse(data)
 	}
 	slices.Sort(objects)
+	// The forgotten records found here are the first origins of copies
+	// (their tombstones may predate prints, or be written from this).
+	prints := map[string]recordPrint{}
+	for _, obj := range objects {
+		for _, r := range parsed[obj] {
+			if _, ok := gone[r.ID]; ok {
+				prints[r.ID] = printOf(r.Raw, obj)
+				found.add(r.ID, prints[r.ID])
+			}
+		}
+	}
 	for grew := true; grew; {
 		grew = false
 		for _, obj := range objects {
@@ -136,11 +211,20 @@ func (ts *Tombstones) filter(ref string, notes map[string][]byte) ([]gitops.Note
 				if _, ok := gone[r.ID]; ok {
 					continue
 				}
+				of := ""
 				for _, s := range r.Supersedes {
 					if _, ok := gone[s]; ok {
-						gone[r.ID], grew = s, true
+						of = s
 						break
 					}
+				}
+				if of == "" {
+					of = found.copyOf(r.Raw, obj)
+				}
+				if of != "" {
+					gone[r.ID], grew = of, true
+					prints[r.ID] = printOf(r.Raw, obj)
+					found.add(r.ID, prints[r.ID])
 				}
 			}
 		}
@@ -153,7 +237,7 @@ func (ts *Tombstones) filter(ref string, notes map[string][]byte) ([]gitops.Note
 			continue
 		}
 		for _, id := range drop {
-			removed = append(removed, ForgottenRecord{ID: id, Ref: ref, Object: obj, CopyOf: gone[id]})
+			removed = append(removed, ForgottenRecord{ID: id, Ref: ref, Object: obj, CopyOf: gone[id], print: prints[id]})
 		}
 		if len(strings.TrimSpace(string(kept))) == 0 {
 			kept = nil
@@ -249,11 +333,12 @@ func (ts *Tombstones) add(ctx context.Context, repo *gitops.Repo, recs []Forgott
 		if ts.Forgotten(r.ID) {
 			continue
 		}
-		t := Tombstone{Header: NewHeader(TombstoneSchema), Forgets: r.ID, Ref: r.Ref, Object: r.Object, CopyOf: r.CopyOf, Reason: reason, By: by}
+		t := Tombstone{Header: NewHeader(TombstoneSchema), Forgets: r.ID, Ref: r.Ref, Object: r.Object, CopyOf: r.CopyOf, Reason: reason, By: by,
+			From: r.print.from, Text: r.print.text, Anchor: r.print.anchor}
 		if t.CopyOf != "" && reason == "" {
-			t.Reason = "supersedes forgotten record " + t.CopyOf
+			t.Reason = "a copy of forgotten record " + t.CopyOf
 		}
-		ts.ids[r.ID] = t
+		ts.learn(t)
 		out[r.Object] = append(out[r.Object], t)
 	}
 	if len(out) == 0 {
@@ -286,7 +371,10 @@ type ForgetResult struct {
 	Forgotten []ForgottenRecord `json:"forgotten"`
 	Already   []string          `json:"already_forgotten" jsonschema:"ids that had a tombstone already and are no longer stored"`
 	Purged    []PurgedRef       `json:"purged"`
-	Next      []string          `json:"next_steps"`
+	// SessionPrompts is filled in by the caller that clears the agents'
+	// session state (agent.ForgetPrompts), which this package cannot see.
+	SessionPrompts int      `json:"session_prompts" jsonschema:"prompt summaries dropped from the agents' session state under the git dir because a forgotten record held them"`
+	Next           []string `json:"next_steps"`
 }
 
 func init() {

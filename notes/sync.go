@@ -64,6 +64,9 @@ type SyncResult struct {
 	// PurgePending lists the refs not pushed because the remote still holds
 	// history purged here: git gloss sync --purge replaces it.
 	PurgePending []string `json:"purge_pending,omitempty"`
+	// SessionPrompts: prompt summaries dropped from the agents' session
+	// state because tombstones forget them (filled in by the caller).
+	SessionPrompts int `json:"session_prompts,omitempty"`
 }
 
 // ReplacedRef is a remote notes ref that sync --purge force-updated.
@@ -413,7 +416,7 @@ func mergeTracking(ctx context.Context, repo *gitops.Repo, local string, t gitop
 				break
 			}
 		}
-		tip, n, conflicts, err := mergeContent(repo, local, localTip, base, t.Target, []string{t.Target}, ts, "gloss: adopt the purged history of "+local+" from "+t.Name)
+		tip, n, conflicts, err := mergeContent(ctx, repo, local, localTip, base, t.Target, []string{t.Target}, ts, "gloss: adopt the purged history of "+local+" from "+t.Name)
 		if err != nil {
 			return out, err
 		}
@@ -440,7 +443,7 @@ func mergeTracking(ctx context.Context, repo *gitops.Repo, local string, t gitop
 				return out, err
 			}
 		}
-		tip, n, conflicts, err := mergeContent(repo, local, localTip, base, t.Target, []string{localTip}, ts, "gloss: merge the records of "+t.Name+" (old history left out)")
+		tip, n, conflicts, err := mergeContent(ctx, repo, local, localTip, base, t.Target, []string{localTip}, ts, "gloss: merge the records of "+t.Name+" (old history left out)")
 		if err != nil {
 			return out, err
 		}
@@ -456,7 +459,7 @@ func mergeTracking(ctx context.Context, repo *gitops.Repo, local string, t gitop
 // localTip) three-way against base, drops forgotten records, and commits
 // the result with exactly parents: the way to merge across a purge
 // without making the other side's history reachable.
-func mergeContent(repo *gitops.Repo, ref, localTip, base, theirTip string, parents []string, ts *Tombstones, msg string) (string, int, []MergeConflict, error) {
+func mergeContent(ctx context.Context, repo *gitops.Repo, ref, localTip, base, theirTip string, parents []string, ts *Tombstones, msg string) (string, int, []MergeConflict, error) {
 	ours, err := repo.ReadNotes(ref)
 	if err != nil {
 		return "", 0, nil, err
@@ -486,7 +489,7 @@ func mergeContent(repo *gitops.Repo, ref, localTip, base, theirTip string, paren
 			final[c.Object] = c.Data
 		}
 	}
-	dropped, _ := ts.filter(ref, final)
+	dropped, removed := ts.filter(ref, final)
 	all := map[string][]byte{}
 	for _, c := range changes {
 		all[c.Object] = c.Data
@@ -502,7 +505,13 @@ func mergeContent(repo *gitops.Repo, ref, localTip, base, theirTip string, paren
 		return localTip, 0, conflicts, nil // nothing new: no commit
 	}
 	tip, err := repo.ReplaceNotes(ours, merged, parents, msg)
-	return tip, len(merged), conflicts, err
+	if err != nil {
+		return "", 0, nil, err
+	}
+	// Copies dropped here get tombstones of their own, as a sweep's do:
+	// else an export holding them, or a copy of them, would bring the
+	// text back with nothing to say it is forgotten.
+	return tip, len(merged), conflicts, ts.add(ctx, repo, removed, "", "")
 }
 
 // rejected recognises git's report of a push that lost a race: the remote

@@ -78,6 +78,7 @@ const (
 	BenchFile       = "GLOSS_BENCH_FILE"        // the file of BenchRepo they read
 	BenchHookLog    = "GLOSS_BENCH_HOOKLOG"     // set: the commit benchmark logs the hooks' log
 	BenchPacked     = "GLOSS_BENCH_PACKED"      // 1: the forget benchmark packs the notes first
+	ForgetOrders    = "GLOSS_FORGET_ORDERS"     // all: tests/hostile runs every order of forget, sync, import and the copies
 	ScaleCommits    = "GLOSS_SCALE_COMMITS"     // the size of the generated scale history
 	NotesTestRole   = "GLOSS_NOTES_TEST_ROLE"   // the notes race test's child: its role
 	NotesTestRepo   = "GLOSS_NOTES_TEST_REPO"   // the notes race test's child: the repository

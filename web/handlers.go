@@ -202,6 +202,9 @@ type fileData struct {
 	// page holds only the first screen of a long file.
 	// All is the address of the whole page in one response.
 	Rest, All string
+	// Highlight lists the scripts that colour the code, which the page's
+	// script loads once the first screen is painted.
+	Highlight string
 }
 
 // firstScreenLines is how many lines of a file page are sent before the
@@ -287,12 +290,14 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 			// rest once it is painted; without scripts, a link to all.
 			d.HunksHTML, d.Rest, d.All = html[:cut], partURL(r, "rest", len(lines)), partURL(r, "all", 0)
 		}
-		v := view{Title: rel, Nav: "files", Scripts: []string{"file.js"}, Data: d}
 		// highlight.js colours the lines when make built it in; without
-		// it the page is the same, uncoloured.
+		// it the page is the same, uncoloured. file.js loads it after the
+		// first frame: run before it, its grammars held the first paint
+		// of every file page back.
 		if lang != "" && len(lines) > 0 && hasAsset("vendor/highlight.min.js") {
-			v.Scripts = []string{"vendor/highlight.min.js", "highlight-init.js", "file.js"}
+			d.Highlight = "/assets/vendor/highlight.min.js /assets/highlight-init.js"
 		}
+		v := view{Title: rel, Nav: "files", Scripts: []string{"file.js"}, Data: d}
 		s.page(w, r, "file", v, b)
 		return nil
 	})

@@ -87,9 +87,9 @@
   // link to the whole file.
   function rest() {
     var src = blame && blame.dataset.rest;
-    if (!src) return;
+    if (!src) return Promise.resolve();
     var note = document.getElementById("rest");
-    fetch(src, { credentials: "same-origin" }).then(function (r) {
+    return fetch(src, { credentials: "same-origin" }).then(function (r) {
       if (!r.ok) throw new Error(r.status === 409 ? "the file changed since this page was sent: reload it" : "the server answered " + r.status);
       return r.text();
     }).then(function (html) {
@@ -97,7 +97,6 @@
       delete blame.dataset.rest;
       blame.dataset.complete = "";
       if (note) note.remove();
-      if (window.glossHighlight) window.glossHighlight();
       bind();
       if (!jumped) {
         jumped = null; // the browser did not scroll to it: we do
@@ -108,9 +107,28 @@
     });
   }
   bind();
-  // After the first screen is painted: the rest's megabytes must not
-  // hold its first frame back.
-  requestAnimationFrame(function () { setTimeout(rest, 0); });
+  // script loads one script of the page's own.
+  function script(src) {
+    return new Promise(function (done, fail) {
+      var s = document.createElement("script");
+      s.src = src;
+      s.onload = done;
+      s.onerror = fail;
+      document.head.appendChild(s);
+    });
+  }
+  // After the first screen is painted — neither the rest's megabytes nor
+  // highlight.js's grammars may hold its first frame back — the rest of
+  // a long file is fetched and highlight.js loaded; once both are in,
+  // the whole file is coloured at once.
+  function later() {
+    var srcs = blame && blame.dataset.highlight ? blame.dataset.highlight.split(" ") : [];
+    var loaded = srcs.reduce(function (p, src) { return p.then(function () { return script(src); }); }, Promise.resolve());
+    Promise.all([loaded, rest()]).then(function () {
+      if (srcs.length && window.glossHighlight) window.glossHighlight();
+    }, function () { /* said in the page, or left uncoloured */ });
+  }
+  requestAnimationFrame(function () { setTimeout(later, 0); });
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     var t = e.target;

@@ -5,12 +5,11 @@
 // spanning lines keep their colour, and the result is cut back into lines,
 // closing the spans open at each line's end and reopening them on the
 // next. Without highlight.js the page stays as served, uncoloured.
-// A long file's page holds its first screen only until file.js appends
-// the rest: it then calls glossHighlight.
+// file.js loads this after the first screen is painted, and calls
+// glossHighlight once the whole file is on the page.
 (function () {
   "use strict";
   window.glossHighlight = highlight;
-  if (!document.querySelector(".blame[data-rest]")) highlight();
 
   function highlight() {
     var hljs = window.hljs;
