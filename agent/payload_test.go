@@ -93,6 +93,10 @@ var toolInputs = map[string]map[string]string{
 		"Edit":        `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`,
 		"Write":       `{"file_path": "a.go", "content": "y\n"}`,
 	},
+	"copilot": {
+		"edit":   `{"path": "a.go", "old_str": "x", "new_str": "y"}`,
+		"create": `"{\"path\": \"a.go\", \"file_text\": \"y\\n\"}"`, // older versions: the arguments as a JSON string
+	},
 	"opencode": {
 		"read":        `{"filePath": "a.go", "offset": 1, "limit": 20}`,
 		"edit":        `{"filePath": "a.go", "oldString": "x", "newString": "y"}`,
@@ -126,6 +130,9 @@ func TestEveryMatchedToolIsParsed(t *testing.T) {
 					continue
 				}
 				data := fmt.Sprintf(`{"session_id": "s", "cwd": "/r", "hook_event_name": %q, "tool_name": %q, "tool_input": %s}`, ev.Event, tool, in)
+				if name == "copilot" {
+					data = fmt.Sprintf(`{"sessionId": "s", "cwd": "/r", "toolName": %q, "toolArgs": %s}`, tool, in)
+				}
 				if name == "opencode" { // the payload of gloss's own plugin (opencode-plugin.js)
 					data = fmt.Sprintf(`{"session_id": "s", "cwd": "/r", "hook_event_name": %q, "tool": %q, "args": %s}`, ev.Event, tool, in)
 				}

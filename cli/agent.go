@@ -89,7 +89,7 @@ func refusedError(res *setup.Result) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	return fault.Usagef("left %s untouched: not valid JSON (see above)", strings.Join(paths, ", "))
+	return fault.Usagef("left %s untouched (see above)", strings.Join(paths, ", "))
 }
 
 // AgentUninstallCmd is `git gloss agent uninstall`.

@@ -179,6 +179,9 @@ func ParseAgents(list []string) ([]string, error) {
 // agentTarget is the hooks file of one agent.
 func agentTarget(spec agentSpec, root string, global bool) (MCPTarget, error) {
 	t := MCPTarget{Client: spec.name, Global: global}
+	if global && spec.global == "" {
+		return t, fault.Usagef("%s reads hooks only from the repository (%s): install them without --global", spec.display, spec.project)
+	}
 	if global {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -226,6 +229,15 @@ func installAgents(repo *gitops.Repo, m *manifest, opts AgentOptions, res *Resul
 		spec, ok := agentSpecs[a]
 		if !ok {
 			return fault.Usagef("unknown agent %q (known: %s)", a, strings.Join(Agents, ", "))
+		}
+		if opts.Global && spec.global == "" {
+			// An agent without a user-wide hooks file: skipped when found
+			// in use, refused (and said why) when named.
+			if len(opts.Agents) > 0 {
+				res.Agents = append(res.Agents, AgentChange{Agent: a, Path: spec.project, Global: true, Action: "refused", Events: []string{},
+					Error: spec.display + " reads hooks only from the repository (" + spec.project + "): install them without --global"})
+			}
+			continue
 		}
 		t, err := agentTarget(spec, repo.Root(), opts.Global)
 		if err != nil {

@@ -157,22 +157,33 @@ func TestInstructionsRoundTripKeepsEveryByte(t *testing.T) {
 	}
 }
 
-// An agent whose hooks are a file gloss writes whole (OpenCode's plugin):
-// install creates it and its folders, leaves a file of the user's by the
-// same name untouched, brings an older one of its own up to date; uninstall
-// removes what it created, folders included, and nothing it did not.
+// An agent whose hooks are a file gloss writes whole (OpenCode's plugin,
+// Copilot CLI's .github/hooks/gloss.json): install creates it and its
+// folders, leaves a file of the user's by the same name untouched, brings
+// an older one of its own up to date; uninstall removes what it created,
+// folders included, and nothing it did not.
 func TestOwnedFileInstallUninstall(t *testing.T) {
 	t.Parallel()
-	spec := agentSpecs["opencode"]
-	if spec.file == nil {
-		t.Fatal("opencode is not an owned-file agent")
+	n := 0
+	for _, name := range Agents {
+		if spec := agentSpecs[name]; spec.file != nil {
+			n++
+			t.Run(name, func(t *testing.T) { ownedFileRoundTrip(t, spec) })
+		}
 	}
+	if n < 2 {
+		t.Errorf("%d agents with a file of gloss's own, want OpenCode's and Copilot CLI's", n)
+	}
+}
+
+func ownedFileRoundTrip(t *testing.T, spec agentSpec) {
 	root := t.TempDir()
-	path := filepath.Join(root, ".opencode", "plugins", "gloss.js")
-	target := MCPTarget{Client: "opencode", Path: path, root: root}
+	path := filepath.Join(root, filepath.FromSlash(spec.project))
+	top := filepath.Join(root, strings.Split(spec.project, "/")[0])
+	target := MCPTarget{Client: spec.name, Path: path, root: root}
 
 	ch, err := installAgentHooks(spec, target)
-	if err != nil || ch.Action != "added" || len(ch.CreatedDirs) != 2 {
+	if err != nil || ch.Action != "added" || len(ch.CreatedDirs) != strings.Count(spec.project, "/") {
 		t.Fatalf("install: %v %+v", err, ch)
 	}
 	if got, _ := os.ReadFile(path); string(got) != string(spec.file) {
@@ -181,22 +192,22 @@ func TestOwnedFileInstallUninstall(t *testing.T) {
 	if again, err := installAgentHooks(spec, target); err != nil || again.Action != "unchanged" {
 		t.Errorf("second install: %v %+v", err, again)
 	}
-	older := strings.Replace(string(spec.file), "spawnSync", "spawnSync /* older */", 1)
+	older := strings.Replace(string(spec.file), "agent hook", "agent  hook", 1)
 	if err := os.WriteFile(path, []byte(older), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if up, err := installAgentHooks(spec, target); err != nil || up.Action != "updated" {
-		t.Errorf("install over an older plugin: %v %+v", err, up)
+		t.Errorf("install over an older file of gloss's: %v %+v", err, up)
 	}
 	if out, err := uninstallAgentHooks(ch, root); err != nil || out.Action != "removed" {
 		t.Fatalf("uninstall: %v %+v", err, out)
 	}
-	if _, err := os.Stat(filepath.Join(root, ".opencode")); !os.IsNotExist(err) {
+	if _, err := os.Stat(top); !os.IsNotExist(err) {
 		t.Errorf("the folders install created are left: %v", err)
 	}
 
-	// The user's own plugin of that name: never touched, either way.
-	mine := "export const Mine = async () => ({});\n"
+	// The user's own file of that name: never touched, either way.
+	mine := "{\"version\": 1, \"hooks\": {}}\n"
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -206,10 +217,10 @@ func TestOwnedFileInstallUninstall(t *testing.T) {
 	if ch, err := installAgentHooks(spec, target); err != nil || ch.Action != "refused" || ch.Error == "" {
 		t.Errorf("install over the user's file: %v %+v", err, ch)
 	}
-	if out, err := uninstallAgentHooks(AgentChange{Agent: "opencode", Path: path, Created: true}, root); err != nil || out.Action != "absent" {
+	if out, err := uninstallAgentHooks(AgentChange{Agent: spec.name, Path: path, Created: true}, root); err != nil || out.Action != "absent" {
 		t.Errorf("uninstall of the user's file: %v %+v", err, out)
 	}
 	if got, _ := os.ReadFile(path); string(got) != mine {
-		t.Errorf("the user's plugin changed: %q", got)
+		t.Errorf("the user's file changed: %q", got)
 	}
 }

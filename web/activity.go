@@ -75,7 +75,7 @@ type attributedCommit struct {
 	Commit, Time, Subject string
 	Agents                []string // "claude · opus"
 	Sessions              []string
-	AI, Human, Mixed      int
+	attribution.Totals    // its new lines by who wrote them
 	Files                 []string
 }
 
@@ -101,7 +101,26 @@ func attributionRecords(repo *gitops.Repo) ([]attribution.Record, error) {
 		}
 		return out[i].ID > out[j].ID
 	})
-	return out, nil
+	// A commit's newest record stands (an amend's carried record after
+	// the hook's, say); the older ones are not counted twice.
+	seen := map[string]bool{}
+	return slices.DeleteFunc(out, func(r attribution.Record) bool {
+		dup := seen[r.Commit]
+		seen[r.Commit] = true
+		return dup
+	}), nil
+}
+
+// eachRange calls fn for every attributed range of a record: its file,
+// its contributor and its count of lines.
+func eachRange(rec attribution.Record, fn func(file string, c attribution.Contributor, lines int)) {
+	for _, f := range rec.Files {
+		for _, rg := range f.Ranges {
+			if rg.C >= 0 && rg.C < len(rec.Contributors) {
+				fn(f.Path, rec.Contributors[rg.C], rg.End-rg.Start+1)
+			}
+		}
+	}
 }
 
 // recentAttributed is the n newest attribution records that name a
@@ -113,33 +132,21 @@ func recentAttributed(repo *gitops.Repo, recs []attribution.Record, n int) []att
 			break
 		}
 		c := attributedCommit{Commit: rec.Commit, Time: rec.Time}
-		seen := map[string]bool{}
 		for _, f := range rec.Files {
 			c.Files = append(c.Files, f.Path)
-			for _, rg := range f.Ranges {
-				if rg.C < 0 || rg.C >= len(rec.Contributors) {
-					continue
-				}
-				k := rec.Contributors[rg.C]
-				n := rg.End - rg.Start + 1
-				switch k.Type {
-				case attribution.AI:
-					c.AI += n
-				case attribution.Mixed:
-					c.Mixed += n
-				case attribution.Human:
-					c.Human += n
-				}
-				if k.Agent != "" && !seen["a"+k.Agent+k.Model] {
-					seen["a"+k.Agent+k.Model] = true
-					c.Agents = append(c.Agents, strings.TrimSuffix(k.Agent+" · "+k.Model, " · "))
-				}
-				if k.Session != "" && !seen["s"+k.Session] {
-					seen["s"+k.Session] = true
-					c.Sessions = append(c.Sessions, k.Session)
-				}
-			}
 		}
+		seen := map[string]bool{}
+		eachRange(rec, func(_ string, k attribution.Contributor, lines int) {
+			addLines(&c.Totals, k.Type, lines)
+			if k.Agent != "" && !seen["a"+k.Agent+k.Model] {
+				seen["a"+k.Agent+k.Model] = true
+				c.Agents = append(c.Agents, strings.TrimSuffix(k.Agent+" · "+k.Model, " · "))
+			}
+			if k.Session != "" && !seen["s"+k.Session] {
+				seen["s"+k.Session] = true
+				c.Sessions = append(c.Sessions, k.Session)
+			}
+		})
 		if c.AI+c.Mixed+c.Human == 0 {
 			continue
 		}
@@ -191,25 +198,17 @@ func countUnder(dir string, ds []decisionItem, recs []attribution.Record, today 
 		}
 	}
 	for _, rec := range recs {
-		for _, f := range rec.Files {
-			c := at(f.Path)
-			if c == nil {
-				continue
+		eachRange(rec, func(file string, k attribution.Contributor, lines int) {
+			c := at(file)
+			switch {
+			case c == nil:
+			case k.Type == attribution.AI || k.Type == attribution.Mixed:
+				c.Agent += lines
+				c.Seen += lines
+			case k.Type == attribution.Human:
+				c.Seen += lines
 			}
-			for _, rg := range f.Ranges {
-				if rg.C < 0 || rg.C >= len(rec.Contributors) {
-					continue
-				}
-				n := rg.End - rg.Start + 1
-				switch rec.Contributors[rg.C].Type {
-				case attribution.AI, attribution.Mixed:
-					c.Agent += n
-					c.Seen += n
-				case attribution.Human:
-					c.Seen += n
-				}
-			}
-		}
+		})
 	}
 	return out
 }
@@ -300,33 +299,25 @@ func recorded(ctx context.Context, repo *gitops.Repo, q attribution.StatsQuery) 
 	res := &recordedStats{Commits: len(commits)}
 	dirs := map[string]*attribution.DirLines{}
 	agents := map[[2]string]int{}
-	done := map[string]bool{}
 	for _, rec := range recs {
-		if !in[rec.Commit] || done[rec.Commit] {
-			continue // out of the range; or an older record of the commit
+		if !in[rec.Commit] {
+			continue
 		}
-		done[rec.Commit] = true
 		res.Attributed++
-		for _, f := range rec.Files {
-			dir := path.Dir(f.Path)
+		eachRange(rec, func(file string, c attribution.Contributor, lines int) {
+			dir := path.Dir(file)
 			d := dirs[dir]
 			if d == nil {
 				d = &attribution.DirLines{Dir: dir}
 				dirs[dir] = d
 			}
-			for _, rg := range f.Ranges {
-				if rg.C < 0 || rg.C >= len(rec.Contributors) {
-					continue
-				}
-				c, n := rec.Contributors[rg.C], rg.End-rg.Start+1
-				addLines(&res.Totals, c.Type, n)
-				addLines(&d.Totals, c.Type, n)
-				d.Insertions += n
-				if (c.Type == attribution.AI || c.Type == attribution.Mixed) && c.Agent != "" {
-					agents[[2]string{c.Agent, c.Model}] += n
-				}
+			addLines(&res.Totals, c.Type, lines)
+			addLines(&d.Totals, c.Type, lines)
+			d.Insertions += lines
+			if (c.Type == attribution.AI || c.Type == attribution.Mixed) && c.Agent != "" {
+				agents[[2]string{c.Agent, c.Model}] += lines
 			}
-		}
+		})
 	}
 	for _, k := range slices.Sorted(maps.Keys(dirs)) {
 		res.Directories = append(res.Directories, *dirs[k])
