@@ -20,6 +20,7 @@ import (
 	"github.com/gloss-dev/gloss/reconcile"
 	"github.com/gloss-dev/gloss/safepath"
 	"github.com/gloss-dev/gloss/tasks"
+	"github.com/gloss-dev/gloss/toolsets"
 	"github.com/gloss-dev/gloss/why"
 )
 
@@ -64,11 +65,20 @@ func budgeted(header string, items []item, footer string, budget int, delivered 
 // ---- session start ----
 
 // brief is the session start delivery: what gloss holds here, ready
-// tasks, drifted specs, and how to ask for more. Each part is computed in
-// parallel on its own repository handle, and a part that does not finish
-// within the time budget is left out rather than delaying the agent.
-func brief(ctx context.Context, root string, s Settings) string {
-	parts := []func(ctx context.Context, repo *gitops.Repo) []string{briefCounts, briefTasks, briefSpecs}
+// tasks, drifted specs, and how to ask for more — naming the MCP tools
+// the agent's session has, else the commands (tools is asked only where
+// gloss is used). Each part is computed in parallel on its own repository
+// handle, and a part that does not finish within the time budget is left
+// out rather than delaying the agent.
+func brief(ctx context.Context, repo *gitops.Repo, s Settings, tools func(...ask) sessionTools) string {
+	root := repo.Root()
+	if !dirExists(root, ".gloss") && !refExists(repo, notes.Annotations) {
+		return "" // gloss is not used here (hooks installed for the user, everywhere)
+	}
+	st := tools(askRead, askAnnotate, askTasks, askNotes, askSpecs, askSpecDiff)
+	counts := func(ctx context.Context, repo *gitops.Repo) []string { return briefCounts(ctx, repo, st) }
+	specs := func(ctx context.Context, repo *gitops.Repo) []string { return briefSpecs(ctx, repo, st) }
+	parts := []func(ctx context.Context, repo *gitops.Repo) []string{counts, briefTasks, specs}
 	out := make([][]string, len(parts))
 	var wg sync.WaitGroup
 	for i, part := range parts {
@@ -104,23 +114,33 @@ func brief(ctx context.Context, root string, s Settings) string {
 	if len(items) == 0 {
 		return ""
 	}
-	if !dirExists(root, ".gloss") && !hasAnnotations(root) {
-		return "" // gloss is not used here (hooks installed for the user, everywhere)
-	}
-	items = append(items, item{text: "Ask for more: gloss_read {path, anchor} (or `git gloss read FILE`) before changing code, gloss_annotate to record why you change it; task_ready, search_notes, list_affected_specs. What a region's records say is given before you edit it."})
+	items = append(items, item{text: askForMore(repo, st)})
 	text, _ := budgeted("gloss holds this repository's memory "+dataNote+":", items, "", s.BudgetSession, nil)
 	return text
 }
 
-// hasAnnotations reports whether the repository at root has any
-// annotation records: the ref exists.
-func hasAnnotations(root string) bool {
-	repo, err := gitops.Open(root)
-	if err != nil {
-		return false
+// askForMore is the brief's last line: how to ask gloss for more, through
+// the session's MCP tools or the commands. Tasks, notes and specs are
+// named where the session has their tools or the repository uses them;
+// for what the session lacks, how to turn it on.
+func askForMore(repo *gitops.Repo, st sessionTools) string {
+	asks := []ask{askRead, askAnnotate}
+	var more []string
+	for _, a := range []ask{askTasks, askNotes, askSpecs} {
+		if tool, _ := toolsets.ToolsetOf(a.tool); st.has(a) || toolsets.InUse(repo, tool.Toolset) {
+			asks = append(asks, a)
+			more = append(more, st.name(a))
+		}
 	}
-	defer repo.Close()
-	return refExists(repo, notes.Annotations)
+	line := fmt.Sprintf("Ask for more: %s before changing code, %s to record why you change it", st.either(askRead), st.name(askAnnotate))
+	if len(more) > 0 {
+		line += "; " + strings.Join(more, ", ")
+	}
+	line += ". What a region's records say is given before you edit it."
+	if on := st.turnOn(asks...); on != "" {
+		line += " " + on
+	}
+	return line
 }
 
 func refExists(repo *gitops.Repo, ref string) bool {
@@ -128,7 +148,7 @@ func refExists(repo *gitops.Repo, ref string) bool {
 	return err == nil && tip != ""
 }
 
-func briefCounts(ctx context.Context, repo *gitops.Repo) []string {
+func briefCounts(ctx context.Context, repo *gitops.Repo, tools sessionTools) []string {
 	var facts []string
 	if n, err := repo.ReadNotes(notes.Annotations); err == nil {
 		if es, err := n.List(); err == nil && len(es) > 0 {
@@ -143,7 +163,7 @@ func briefCounts(ctx context.Context, repo *gitops.Repo) []string {
 		nb.Close()
 	}
 	if len(facts) == 0 {
-		return []string{"No annotations or notes yet: record why with gloss_annotate or commit trailers (Intent:, Constraint:, Rejected:, Risk:)."}
+		return []string{"No annotations or notes yet: record why with " + tools.name(askAnnotate) + " or commit trailers (Intent:, Constraint:, Rejected:, Risk:)."}
 	}
 	return []string{"Holds: " + strings.Join(facts, ", ") + "."}
 }
@@ -169,7 +189,7 @@ func briefTasks(ctx context.Context, repo *gitops.Repo) []string {
 	return []string{line}
 }
 
-func briefSpecs(ctx context.Context, repo *gitops.Repo) []string {
+func briefSpecs(ctx context.Context, repo *gitops.Repo, tools sessionTools) []string {
 	if !hasSpecs(repo.Root()) {
 		return nil
 	}
@@ -189,7 +209,7 @@ func briefSpecs(ctx context.Context, repo *gitops.Repo) []string {
 	}
 	line := fmt.Sprintf("Specs: %d", len(st.Specs))
 	if len(drifted) > 0 {
-		line += fmt.Sprintf("; drifted on this branch: %s (get_spec_diff shows what changed)", strings.Join(drifted, ", "))
+		line += fmt.Sprintf("; drifted on this branch: %s (%s shows what changed)", strings.Join(drifted, ", "), tools.name(askSpecDiff))
 	}
 	return []string{line + "."}
 }
@@ -294,7 +314,7 @@ const maxFileBytes = 16 << 20
 // answers with) — and the specs that govern the file. Each decision is
 // delivered once per session; when the budget cuts, the answer says how
 // many more are in force.
-func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, delivered map[string]bool) (string, []string) {
+func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, delivered map[string]bool, tools func(...ask) sessionTools) (string, []string) {
 	// Nothing recorded and no specs: nothing to say, and no blame to pay
 	// for (hooks installed for the user run in every repository).
 	withRecords := refExists(repo, notes.Annotations)
@@ -332,8 +352,11 @@ func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, del
 	}
 	where := strings.Join(order, ", ")
 	header := "Before you edit " + where + " " + dataNote + ":"
-	footer := func(more int) string {
-		f := fmt.Sprintf("More: gloss_read {\"path\":%q} or `git gloss read %s`.", order[0], order[0])
+	footer := func(more int, tool bool) string {
+		f := fmt.Sprintf("More: `git gloss read %s`.", order[0])
+		if tool {
+			f = fmt.Sprintf("More: gloss_read {\"path\":%q} or `git gloss read %s`.", order[0], order[0])
+		}
 		if more > 0 {
 			f = fmt.Sprintf("%d more decision(s) in force here did not fit; ", more) + f
 		}
@@ -341,7 +364,7 @@ func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, del
 	}
 	// The footer's room is kept for the longest it can be; it is written
 	// once what fits is known.
-	reserve := footer(len(decisions))
+	reserve := footer(len(decisions), true)
 	text, used := budgeted(header, items, reserve, s.BudgetEdit, delivered)
 	if text == "" {
 		return "", nil
@@ -352,7 +375,7 @@ func preEdit(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings, del
 			more++
 		}
 	}
-	return strings.TrimSuffix(text, reserve) + footer(more), used
+	return strings.TrimSuffix(text, reserve) + footer(more, tools(askRead).has(askRead)), used
 }
 
 // placed is a record in force and the file (today's name) it was read
@@ -533,7 +556,7 @@ func specItems(ctx context.Context, repo *gitops.Repo, files []string) []item {
 
 // promptNotes is the on-a-prompt delivery: notebook notes whose BM25
 // score for the prompt reaches the threshold.
-func promptNotes(ctx context.Context, repo *gitops.Repo, query string, s Settings, delivered map[string]bool) (string, []string) {
+func promptNotes(ctx context.Context, repo *gitops.Repo, query string, s Settings, delivered map[string]bool, tools func(...ask) sessionTools) (string, []string) {
 	if len(query) > 1000 {
 		query = clip(query, 1000)
 	}
@@ -567,8 +590,26 @@ func promptNotes(ctx context.Context, repo *gitops.Repo, query string, s Setting
 		}
 		items = append(items, item{key: "note:" + h.Path, text: text})
 	}
-	return budgeted("Notebook notes that match this request "+dataNote+":", items, "Read one with read_note {path} or `git gloss note show PATH`.", s.BudgetPrompt, delivered)
+	if len(items) == 0 {
+		return "", nil
+	}
+	st := tools(askNote, askNotes)
+	footer := "Read one with `git gloss note show PATH`."
+	if st.has(askNote) {
+		footer = "Read one with read_note {path} or `git gloss note show PATH`."
+	} else if on := st.turnOn(askNote, askNotes); on != "" {
+		items = append(items, item{key: toolsHint, text: on})
+	}
+	text, used := budgeted("Notebook notes that match this request "+dataNote+":", items, footer, s.BudgetPrompt, delivered)
+	if len(used) == 1 && used[0] == toolsHint {
+		return "", nil // no note to deliver: the hint alone says nothing
+	}
+	return text, used
 }
+
+// toolsHint keys the prompt's word on how to get the notebook's tools:
+// once a session.
+const toolsHint = "tools:notebook"
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 

@@ -122,10 +122,13 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 	if p.Session == "" {
 		p.Session = "unknown"
 	}
+	// The MCP tools the agent's session has, asked by a delivery that
+	// names some, about those.
+	tools := func(asks ...ask) sessionTools { return toolsFor(repo, p.Agent, asks...) }
 	switch p.Kind {
 	case KindSessionStart:
 		PruneSessions(repo)
-		text := brief(ctx, repo.Root(), s)
+		text := brief(ctx, repo, s, tools)
 		_, err := UpdateSession(repo, p.Session, p.Agent, func(ss *Session) error {
 			if p.Model != "" {
 				ss.Model = p.Model
@@ -174,7 +177,7 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 			}
 			if !p.Mute { // an answer the agent ignores is not worth a search
 				var used []string
-				text, used = promptNotes(ctx, repo, p.Prompt, s, ss.Delivered)
+				text, used = promptNotes(ctx, repo, p.Prompt, s, ss.Delivered, tools)
 				for _, k := range used {
 					ss.Delivered[k] = true
 				}
@@ -194,7 +197,7 @@ func handle(ctx context.Context, repo *gitops.Repo, p *Payload, s Settings) (str
 		var text string
 		_, err := UpdateSession(repo, p.Session, p.Agent, func(ss *Session) error {
 			var used []string
-			text, used = preEdit(ctx, repo, p, s, ss.Delivered)
+			text, used = preEdit(ctx, repo, p, s, ss.Delivered, tools)
 			for _, k := range used {
 				ss.Delivered[k] = true
 			}

@@ -80,21 +80,24 @@ var table = map[string]row{
 	"spec":        {rank: capability, imports: []string{"config", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
 	"decisions":   {rank: capability, imports: []string{"annotate", "atomicfile", "gitops", "notes", "treesitter"}},
 	"tasks":       {rank: capability, imports: []string{"atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "lazyregexp", "runenv", "safepath", "schemas"}},
-	"why":         {rank: capability, imports: []string{"annotate", "attribution", "config", "decisions", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
+	// which MCP tools a session has: the server's rules, read by the
+	// server and by the agent hooks (which name only tools a session has)
+	"toolsets": {rank: capability, imports: []string{"config", "fault", "gitops", "notebook", "safepath", "tasks"}},
+	"why":      {rank: capability, imports: []string{"annotate", "attribution", "config", "decisions", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
 
-	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "capture", "config", "fault", "gitops", "guard", "lazyregexp", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "why"}},
+	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "capture", "config", "fault", "gitops", "guard", "lazyregexp", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "toolsets", "why"}},
 	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},
 	// review composes the capabilities and forge's check into a pull
 	// request's report, and posts it: a team workflow on a forge, like forge.
 	"review": {rank: workflow, imports: []string{"agent", "annotate", "attribution", "buildinfo", "config", "fault", "forge", "gitops", "notes", "runenv", "schemas", "spec", "tasks", "why"}},
-	"setup":  {rank: workflow, imports: []string{"agent", "atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas"}},
+	"setup":  {rank: workflow, imports: []string{"agent", "atomicfile", "buildinfo", "config", "fault", "gitops", "notes", "safepath", "schemas", "toolsets"}},
 
 	"hooks": {rank: door, imports: []string{"agent", "annotate", "attribution", "capture", "detach", "gitops", "guard", "reconcile", "review", "setup"}},
-	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "config", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "why"}},
+	"mcp":   {rank: door, imports: []string{"annotate", "attribution", "buildinfo", "detach", "fault", "gitops", "noma", "notebook", "reconcile", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "toolsets", "why"}},
 	"web":   {rank: door, imports: []string{"annotate", "attribution", "fault", "gitops", "noma", "notebook", "notes", "reconcile", "review", "safepath", "schemas", "setup", "tasks", "why"}},
 	"lsp":   {rank: door, imports: []string{"annotate", "atomicfile", "attribution", "gitops", "reconcile", "treesitter", "why"}},
 
-	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "lsp", "mcp", "noma", "notebook", "notes", "reconcile", "review", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "web", "why"}},
+	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "lsp", "mcp", "noma", "notebook", "notes", "reconcile", "review", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "toolsets", "web", "why"}},
 
 	"cmd/git-gloss": {rank: program, imports: []string{"cli", "runenv"}},
 

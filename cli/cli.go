@@ -20,9 +20,9 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/gloss-dev/gloss/fault"
-	"github.com/gloss-dev/gloss/mcp"
 	"github.com/gloss-dev/gloss/schemas"
 	"github.com/gloss-dev/gloss/termtext"
+	"github.com/gloss-dev/gloss/toolsets"
 )
 
 // Exit codes. They are part of gloss's interface: scripts and hooks branch
@@ -244,7 +244,7 @@ func newParser(c *CLI, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, er
 		kong.Description(description),
 		kong.Writers(stdout, stderr),
 		kong.Exit(exit),
-		kong.Vars{"version": versionText(), "toolsets": strings.Join(mcp.ToolsetNames(), ", "), "default_toolsets": strings.Join(mcp.DefaultToolsets, ",")},
+		kong.Vars{"version": versionText(), "toolsets": strings.Join(toolsets.Names(), ", "), "default_toolsets": strings.Join(toolsets.Default, ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
 		kong.UsageOnError(),
 	)

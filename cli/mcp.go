@@ -6,6 +6,7 @@ import (
 
 	"github.com/gloss-dev/gloss/mcp"
 	"github.com/gloss-dev/gloss/setup"
+	"github.com/gloss-dev/gloss/toolsets"
 )
 
 // McpCmd groups `git gloss mcp` (serve) and `git gloss mcp install`.
@@ -89,22 +90,22 @@ func (c *McpInstallCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
-	var toolsets []string // nil: keep the entry's
+	var list []string // nil: keep the entry's
 	if c.Toolsets != "" {
-		toolsets = []string{}
+		list = []string{}
 		for _, name := range strings.Split(c.Toolsets, ",") {
 			if name = strings.TrimSpace(name); name != "" {
-				toolsets = append(toolsets, name)
+				list = append(list, name)
 			}
 		}
-		if err := mcp.CheckToolsets(toolsets); err != nil {
+		if err := toolsets.Check(list); err != nil {
 			return err
 		}
-		if len(toolsets) == 1 && toolsets[0] == "default" {
-			toolsets = []string{} // the server's own default: no --toolsets in the entry
+		if len(list) == 1 && list[0] == "default" {
+			list = []string{} // the server's own default: no --toolsets in the entry
 		}
 	}
-	res, err := setup.RegisterMCP(g.ctx, repo, c.Client, c.Global, toolsets)
+	res, err := setup.RegisterMCP(g.ctx, repo, c.Client, c.Global, list)
 	if err != nil {
 		return err
 	}

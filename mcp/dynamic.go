@@ -2,13 +2,12 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/schemas"
+	"github.com/gloss-dev/gloss/toolsets"
 )
 
 // Dynamic toolsets (--dynamic-toolsets): the session starts with core and
@@ -57,22 +56,22 @@ func registerDynamic(r *registry) {
 		Description: "List gloss's toolsets, their tools and which are enabled. Enable one with enable_toolset."},
 		func(context.Context, *call, struct{}) (any, error) {
 			out := &ToolsetList{Schema: "gloss-mcp-toolsets/v1"}
-			for _, ts := range toolsets {
+			for _, ts := range allToolsets {
 				out.Toolsets = append(out.Toolsets, ToolsetInfo{Name: ts.name, Description: ts.description,
-					Enabled: r.isEnabled(ts.name), Tools: toolNames(ts, r.readOnly)})
+					Enabled: r.isEnabled(ts.name), Tools: toolsets.ToolNames(ts.name, r.readOnly)})
 			}
 			return out, nil
 		})
 	addTool(r, toolDef{Name: "enable_toolset",
 		Description: "Turn on a toolset from list_toolsets: its tools are added to this session.", Output: "mcp-toolset-enabled"},
 		func(_ context.Context, _ *call, in enableInput) (any, error) {
-			i := slices.IndexFunc(toolsets, func(ts toolset) bool { return ts.name == in.Toolset })
+			i := slices.IndexFunc(allToolsets, func(ts toolset) bool { return ts.name == in.Toolset })
 			if i < 0 {
-				return nil, fault.Usagef("unknown toolset %q (available: %s)", in.Toolset, strings.Join(ToolsetNames(), ", "))
+				return nil, fault.Usagef("unknown toolset %q (available: %s)", in.Toolset, strings.Join(toolsets.Names(), ", "))
 			}
-			added := r.enable(toolsets[i])
+			added := r.enable(allToolsets[i])
 			return &ToolsetEnabled{Schema: "gloss-mcp-toolset-enabled/v1", Toolset: in.Toolset, Already: !added,
-				Tools: toolNames(toolsets[i], r.readOnly)}, nil
+				Tools: toolsets.ToolNames(in.Toolset, r.readOnly)}, nil
 		})
 }
 
@@ -94,29 +93,4 @@ func (r *registry) isEnabled(name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.enabled[name]
-}
-
-var (
-	namesMu    sync.Mutex
-	namesCache = map[string][]string{}
-)
-
-// toolNames lists a toolset's tools by registering them on a scratch
-// server once.
-func toolNames(ts toolset, readOnly bool) []string {
-	key := fmt.Sprint(ts.name, readOnly)
-	namesMu.Lock()
-	defer namesMu.Unlock()
-	if names, ok := namesCache[key]; ok {
-		return names
-	}
-	scratch := scratchRegistry(Options{ReadOnly: readOnly})
-	ts.register(scratch)
-	names := make([]string, 0, len(scratch.required))
-	for name := range scratch.required {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	namesCache[key] = names
-	return names
 }

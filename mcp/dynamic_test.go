@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gloss-dev/gloss/toolsets"
 )
 
 // Enabling toolsets while other calls run is safe (make test runs this
@@ -29,7 +31,7 @@ func TestEnableToolsetsConcurrently(t *testing.T) {
 	}
 	defer cs.Close()
 	var wg sync.WaitGroup
-	for _, name := range append(ToolsetNames(), ToolsetNames()...) {
+	for _, name := range append(toolsets.Names(), toolsets.Names()...) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/schemas"
+	"github.com/gloss-dev/gloss/toolsets"
 )
 
 // registry adds tools to the server, applying --read-only.
@@ -31,7 +32,9 @@ type registry struct {
 	enabled  map[string]bool     // toolsets whose tools are registered
 	defs     []*sdk.Tool         // the tools registered, as listed
 	dynamic  bool                // list_toolsets and enable_toolset are there
-	source   string              // who chose the toolsets: "flag", "team" or "default"
+	// selection is what the session started with (who chose it, how to
+	// turn on the rest).
+	selection toolsets.Selection
 }
 
 // toolDef describes one tool.

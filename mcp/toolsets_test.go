@@ -10,7 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/gloss-dev/gloss/mcp"
+	"github.com/gloss-dev/gloss/toolsets"
 )
 
 func compact(raw string) string {
@@ -52,8 +52,8 @@ func TestDefaultToolsetsFollowTheRepository(t *testing.T) {
 		if got := toolsetsListed(t, line); !slices.Equal(got, want) {
 			t.Errorf("%s: toolsets %v, want %v", label, got, want)
 		}
-		if len(line) > mcp.DefaultBudget {
-			t.Errorf("%s: default tools/list is %d bytes, over the %d budget", label, len(line), mcp.DefaultBudget)
+		if len(line) > toolsets.Budget {
+			t.Errorf("%s: default tools/list is %d bytes, over the %d budget", label, len(line), toolsets.Budget)
 		}
 		return line
 	}

@@ -14,10 +14,11 @@ import (
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/safepath"
+	"github.com/gloss-dev/gloss/toolsets"
 )
 
 // ServerName is gloss's key in MCP client configuration files.
-const ServerName = "gloss"
+const ServerName = toolsets.ServerName
 
 // Clients gloss knows how to register with.
 var Clients = []string{"claude", "cursor", "vscode"}
@@ -109,15 +110,7 @@ func entryToolsets(raw []byte) []string {
 	if json.Unmarshal(raw, &e) != nil {
 		return nil
 	}
-	for i, a := range e.Args {
-		if a == "--toolsets" && i+1 < len(e.Args) {
-			return strings.Split(e.Args[i+1], ",")
-		}
-		if v, ok := strings.CutPrefix(a, "--toolsets="); ok {
-			return strings.Split(v, ",")
-		}
-	}
-	return nil
+	return toolsets.ParseArgs(e.Args).Toolsets
 }
 
 // MCPChange reports what registering or unregistering did to one file.
