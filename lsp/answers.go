@@ -64,7 +64,7 @@ func (v *view) records(ctx context.Context, lines annotate.Lines, budget int) (*
 	if r, ok := v.a.lines[lines]; ok {
 		return r, nil
 	}
-	res, err := why.Read(ctx, v.rs.repo, why.Query{Path: v.d.rel, Lines: &lines, Content: v.d.text, MaxTokens: budget})
+	res, err := why.Read(ctx, v.rs.repo, why.Query{Path: v.d.rel, Lines: &lines, Content: v.d.text, ContentBlame: v.contentBlame(ctx), MaxTokens: budget})
 	if err != nil {
 		return nil, err
 	}
@@ -76,9 +76,20 @@ func (v *view) records(ctx context.Context, lines annotate.Lines, budget int) (*
 // span of its scope in the buffer.
 func (v *view) wholeFile(ctx context.Context) (*why.ReadResult, error) {
 	if v.a.whole == nil && v.a.wholeErr == nil {
-		v.a.whole, v.a.wholeErr = why.Read(ctx, v.rs.repo, why.Query{Path: v.d.rel, Content: v.d.text})
+		v.a.whole, v.a.wholeErr = why.Read(ctx, v.rs.repo, why.Query{Path: v.d.rel, Content: v.d.text, ContentBlame: v.contentBlame(ctx)})
 	}
 	return v.a.whole, v.a.wholeErr
+}
+
+// contentBlame is the buffer's blame for why.Read, which would blame the
+// buffer again otherwise (the lenses, the hover and the gutter all need
+// it); nil when it failed, and the read then tells why.
+func (v *view) contentBlame(ctx context.Context) *gitops.Blame {
+	b, _, err := v.blame(ctx)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // blame is the buffer's blame and who wrote each of its lines.
@@ -92,10 +103,13 @@ func (v *view) blame(ctx context.Context) (*gitops.Blame, *attribution.LineAttri
 	return v.a.blame, v.a.attrs, v.a.blameErr
 }
 
-// outline is the buffer's functions and types, parsed once per version.
+// outline is the buffer's functions and types, parsed once per version,
+// through the repository's outline cache (keyed by the bytes): why.Read
+// parses the same buffer and keeps its outline there, so the version is
+// parsed once between them, and a reopened file not at all.
 func (v *view) outline() []treesitter.Anchor {
 	if !v.a.parsed {
-		v.a.outline, v.a.parsed = treesitter.Outline(v.d.rel, v.d.text), true
+		v.a.outline, v.a.parsed = treesitter.OutlineCached(v.rs.repo, v.d.rel, v.d.text), true
 	}
 	return v.a.outline
 }

@@ -78,7 +78,7 @@ func (v *view) fullRecords(ctx context.Context, anchor string) ([]why.RegionView
 		}
 		return out, nil
 	}
-	res, err := why.Read(ctx, v.rs.repo, why.Query{Path: v.d.rel, Anchor: anchor, Content: v.d.text})
+	res, err := why.Read(ctx, v.rs.repo, why.Query{Path: v.d.rel, Anchor: anchor, Content: v.d.text, ContentBlame: v.contentBlame(ctx)})
 	if err != nil {
 		return nil, err
 	}

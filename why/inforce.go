@@ -81,11 +81,27 @@ func (r *reading) blameLines(found []decisions.Bound) error {
 // startBlame starts the blame of the lines of f: of the buffer, the
 // working tree or a revision.
 func startBlame(ctx context.Context, repo *gitops.Repo, f *file, lines annotate.Lines) (wait func() (*gitops.Blame, error), settle func()) {
+	if f.buffer && f.blame != nil && lines.Start >= 1 && lines.End <= len(f.blame.Lines) {
+		b := sliceBlame(f.blame, lines)
+		return func() (*gitops.Blame, error) { return b, nil }, func() {}
+	}
 	if f.buffer {
 		b, err := repo.BlameContent(ctx, f.rel, f.content, lines.Start, lines.End)
 		return func() (*gitops.Blame, error) { return b, err }, func() {}
 	}
 	return repo.StartBlameCached(ctx, f.rev, f.rel, lines.Start, lines.End)
+}
+
+// sliceBlame is lines of a whole file's blame, with the commits they name:
+// what blaming those lines alone gives.
+func sliceBlame(b *gitops.Blame, lines annotate.Lines) *gitops.Blame {
+	out := &gitops.Blame{Lines: b.Lines[lines.Start-1 : lines.End], Commits: map[string]gitops.BlameCommit{}}
+	for _, l := range out.Lines {
+		if c, ok := b.Commits[l.Commit]; ok {
+			out.Commits[l.Commit] = c
+		}
+	}
+	return out
 }
 
 func overlaps(start, end int, l annotate.Lines) bool { return start <= l.End && l.Start <= end }

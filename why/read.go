@@ -37,6 +37,11 @@ type Query struct {
 	// unsaved buffer: it is read instead of the working-tree file, Lines
 	// are its lines, and lines that differ from HEAD are uncommitted.
 	Content []byte `json:"-"`
+	// ContentBlame is the blame of all of Content's lines when the caller
+	// has it already (gitops.BlameContent of Content, lines 0,0: an
+	// editor's server blames each buffer version once for its gutter);
+	// the read takes its lines instead of blaming the buffer again.
+	ContentBlame *gitops.Blame `json:"-"`
 	// BoundOnly answers with the records bound to the code alone (the
 	// decisions of its functions, file and directories), without blaming
 	// the lines: the answer an agent's hook falls back to when a blame

@@ -19,7 +19,8 @@ type file struct {
 	rel     string
 	rev     string // "" for the working tree
 	content []byte
-	buffer  bool // content is an editor's buffer, not the working-tree file
+	buffer  bool          // content is an editor's buffer, not the working-tree file
+	blame   *gitops.Blame // the buffer's whole blame, when the query brought it
 	lines   int
 	anchors []treesitter.Anchor
 }
@@ -114,6 +115,9 @@ func (r *reading) resolve() error {
 	f, err := openFile(r.repo, r.q.Path, r.q.Rev, r.q.Content)
 	if err != nil {
 		return err
+	}
+	if f.buffer && r.q.ContentBlame != nil && len(r.q.ContentBlame.Lines) == f.lines {
+		f.blame = r.q.ContentBlame
 	}
 	r.f = f
 	r.q.Path = f.rel
