@@ -18,6 +18,7 @@ func TestPromptNotesAndGoverningSpecs(t *testing.T) {
 	// test's scores were set against (BM25 needs more than two notes for
 	// a term in one of them to reach the threshold).
 	fx.MustGloss("init", "--notebook")
+	fx.Write(".gloss/config.toml", slowMachine) // what is delivered, not how fast: TestHookNeverFailsTheAgent holds the budget
 	fx.MustGloss("note", "create", "parsing-rules", "-t", "note", "--title", "Parsing rules", "-m", "Parsers never allocate on the hot path. Blank input returns the empty string.")
 	fx.MustGloss("note", "create", "deploy", "-t", "note", "--title", "Deploying", "-m", "Deploy with make release; tokens live in the vault.")
 	fx.Commit("base", map[string]string{
@@ -68,6 +69,7 @@ func TestPromptNotesInANewNotebook(t *testing.T) {
 	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
 	fx.MustGloss("init")
+	fx.Write(".gloss/config.toml", slowMachine)
 	fx.MustGloss("note", "create", "deploy", "--type", "kit", "--title", "Deploy the service",
 		"-m", "The health endpoint must answer in under 10 ms or the rollout stops.")
 	fx.Commit("base", map[string]string{"lib/parse.go": baseFile})

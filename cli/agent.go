@@ -21,7 +21,7 @@ type AgentCmd struct {
 
 // AgentInstallCmd is `git gloss agent install`.
 type AgentInstallCmd struct {
-	Agent  []string `name:"agent" placeholder:"NAME" help:"Agent(s) to install for: claude, gemini, codex, cursor, or all (repeat or comma-separate). Default: claude plus every agent whose folder (.gemini, .codex, .cursor) exists here or in your home directory."`
+	Agent  []string `name:"agent" placeholder:"NAME" help:"Agent(s) to install for: claude, gemini, codex, cursor, or all (repeat or comma-separate). Default: claude plus every agent whose project folder (.gemini, .codex, .cursor, ...) is in this working tree; the others are listed with the command that adds them."`
 	Global bool     `name:"global" help:"Write the user's own configuration (~/.claude/settings.json, ~/.gemini/settings.json, ~/.codex/hooks.json, ~/.cursor/hooks.json) instead of the repository's; no AGENTS.md / CLAUDE.md block."`
 }
 

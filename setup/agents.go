@@ -100,7 +100,7 @@ type AgentChange struct {
 	Path   string   `json:"path"`
 	Global bool     `json:"global"`
 	Root   string   `json:"root,omitempty"` // the working tree the file belongs to (not with Global)
-	Action string   `json:"action"`         // "added", "updated", "unchanged", "removed", "absent", "refused"
+	Action string   `json:"action"`         // "added", "updated", "unchanged", "removed", "absent", "refused", "kept" (the team's committed entries: uninstall leaves them)
 	Events []string `json:"events"`
 	// Note says what the user has to do before the agent runs the hooks.
 	Note string `json:"note,omitempty"`
@@ -124,14 +124,27 @@ type AgentOptions struct {
 	Global bool     // the user's own configuration instead of the repository's
 }
 
-// DefaultAgents is Claude Code plus every other agent whose configuration
-// folder exists in the working tree or the home directory.
+// DefaultAgents is Claude Code plus every other agent the repository
+// already uses: its project folder (.gemini/, .codex/, .cursor/) is in the
+// working tree. A folder in the person's home directory says what the
+// person runs elsewhere, not what this project uses: those agents are
+// offered (OtherAgents), never installed unasked.
 func DefaultAgents(root string) []string {
-	home, _ := os.UserHomeDir()
 	out := []string{"claude"}
 	for _, a := range Agents[1:] {
-		d := agentSpecs[a].dir
-		if (root != "" && fileExists(filepath.Join(root, d))) || (home != "" && fileExists(filepath.Join(home, d))) {
+		if root != "" && fileExists(filepath.Join(root, agentSpecs[a].dir)) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// OtherAgents are the agents gloss knows that are not in chosen, for the
+// line that says how to add them.
+func OtherAgents(chosen []string) []string {
+	var out []string
+	for _, a := range Agents {
+		if !slices.Contains(chosen, a) {
 			out = append(out, a)
 		}
 	}
@@ -208,6 +221,9 @@ func installAgents(repo *gitops.Repo, m *manifest, opts AgentOptions, res *Resul
 	agents := opts.Agents
 	if len(agents) == 0 {
 		agents = DefaultAgents(repo.Root())
+		if others := OtherAgents(agents); len(others) > 0 {
+			res.Next = append(res.Next, "git gloss agent install --agent "+strings.Join(others, ",")+"   # also set up the agents this repository does not use yet (pick the ones you run)")
+		}
 	}
 	for _, a := range agents {
 		spec, ok := agentSpecs[a]
@@ -284,8 +300,12 @@ func (m *manifest) recordAgent(ch AgentChange) {
 
 // uninstallAgents removes what agent install recorded. A file it cannot
 // parse is left untouched and reported; the rest still goes.
-func uninstallAgents(repo *gitops.Repo, m *manifest, res *Result) error {
+func uninstallAgents(ctx context.Context, repo *gitops.Repo, m *manifest, res *Result) error {
 	for _, e := range m.Agents {
+		if ch, ok := teamsFile(ctx, e, repo.Root()); ok {
+			res.Agents = append(res.Agents, ch)
+			continue
+		}
 		ch, err := uninstallAgentHooks(e, repo.Root())
 		if err != nil {
 			return err
@@ -310,7 +330,7 @@ func UninstallAgents(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		return nil, err
 	}
 	res := newResult("gloss-uninstall/v1")
-	if err := uninstallAgents(repo, m, res); err != nil {
+	if err := uninstallAgents(ctx, repo, m, res); err != nil {
 		return nil, err
 	}
 	// Keep the records of files left untouched, so a later run can finish.
@@ -325,6 +345,42 @@ func UninstallAgents(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// teamsFile reports, as the change uninstall makes (none), an agent's
+// project file that git tracks with gloss's entries committed, where this
+// clone's install created nothing: it found the entries in place (the
+// manifest keeps the first install's action, "unchanged"). They came with
+// the repository (a teammate set gloss up), and removing them would be an
+// edit of the team's file. A file install created here, or entries it
+// added here (committed since or not), are this clone's own and are taken
+// back as usual.
+func teamsFile(ctx context.Context, e AgentChange, root string) (AgentChange, bool) {
+	if e.Global || e.Created || e.Action != "unchanged" {
+		return AgentChange{}, false
+	}
+	if e.Root != "" {
+		root = e.Root
+	}
+	rel, err := filepath.Rel(root, e.Path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return AgentChange{}, false
+	}
+	wt, err := gitops.Open(root)
+	if err != nil {
+		return AgentChange{}, false
+	}
+	defer wt.Close()
+	committed, err := wt.Git(ctx, "cat-file", "blob", "HEAD:"+filepath.ToSlash(rel))
+	if err != nil {
+		return AgentChange{}, false // not tracked, or no commit yet
+	}
+	if present, err := glossEntries(committed, agentSpecs[e.Agent].cursor); err != nil || len(present) == 0 {
+		return AgentChange{}, false
+	}
+	return AgentChange{Agent: e.Agent, Path: e.Path, Root: e.Root, Action: "kept", Events: []string{},
+		Note: fmt.Sprintf("left %s as it is: git tracks it, and gloss's entries in it were committed to the repository, not added by this clone's install. "+
+			"To stop gloss's hooks for the whole team, remove the entries whose command is \"git gloss agent hook ...\" and commit that", e.Path)}, true
 }
 
 func init() {

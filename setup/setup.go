@@ -483,7 +483,7 @@ func Uninstall(ctx context.Context, repo *gitops.Repo) (*Result, error) {
 		}
 		res.MCP = append(res.MCP, ch)
 	}
-	if err := uninstallAgents(repo, m, res); err != nil {
+	if err := uninstallAgents(ctx, repo, m, res); err != nil {
 		return nil, err
 	}
 	removed, err := removeScaffold(ctx, repo, m.Scaffold)
