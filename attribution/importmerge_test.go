@@ -90,7 +90,7 @@ func TestTraceOverTheHooksRecord(t *testing.T) {
 	agent := commitAll(t, fx, "x")
 	before := who(blame(t, fx, "lib/x.go", "--rev", "HEAD"))
 	out := fx.MustGloss("import", "agent-trace", traceFor(t, "6f1c2d3e-4a5b-4c6d-8e7f-0a1b2c3d4e12", agent, "other-tool", "lib/x.go", 1, 4, "human", "", "https://example.com/c/1"))
-	if !strings.Contains(out, "imported 0 record(s)") || !strings.Contains(out, "skipped 1 attribution record(s) that would change no line") {
+	if !strings.Contains(out, "imported 0 record(s)") || !strings.Contains(out, "skipped 1: attribution records that would change no line") {
 		t.Errorf("import over the captured lines said:\n%s", out)
 	}
 	expect(t, "the captured lines after the trace", who(blame(t, fx, "lib/x.go", "--rev", "HEAD")), before...)
