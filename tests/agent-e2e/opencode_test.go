@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -98,7 +99,10 @@ func TestOpenCodeRunsGlossPluginOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(api), "Holds: 1 annotated commits") {
+	// How many commits are annotated depends on whether the background
+	// worker has annotated the setup's last commit yet: the brief is what
+	// is checked, not the count.
+	if !regexp.MustCompile(`Holds: [0-9]+ annotated commits`).Match(api) {
 		t.Errorf("the session brief never reached the model's system prompt (requests in %s)", apiLog)
 	}
 	checkLoop(t, fx, "opencode", session, "tool.execute.after", read.answer, apiLog)
