@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gloss-dev/gloss/atomicfile"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fixtures"
+	"github.com/gloss-dev/gloss/gitops"
 )
 
 // BenchmarkPostCommitHook measures what gloss's hooks add to a real
@@ -23,6 +26,9 @@ func BenchmarkPostCommitHook(b *testing.B) {
 	if _, err := fixtures.GenerateHistory(dir, fixtures.HistoryOptions{Commits: 300, Files: 12, Lines: 400, EditsPerFile: 3, FilesPerEdit: 3, Seed: 5}); err != nil {
 		b.Fatal(err)
 	}
+	// Runs before the temporary directories are removed: what the hooks
+	// left to background processes must not race that removal.
+	b.Cleanup(func() { waitForWorker(b, dir) })
 	fx := &fixtures.Repo{T: b, Dir: dir, Env: fixtures.Env(b.TempDir(), filepath.Dir(bin))}
 	fx.MustGloss("init", "--no-mcp")
 	files := strings.Fields(fx.Git("ls-files", "src/pkg*"))[:10]
@@ -64,4 +70,26 @@ func BenchmarkPostCommitHook(b *testing.B) {
 	if os.Getenv("GLOSS_BENCH_HOOKLOG") != "" {
 		b.Log(fx.Read(".git/gloss/hooks.log"))
 	}
+}
+
+// waitForWorker waits until the hooks' background worker has finished
+// what the commits left it (a hooked commit after an unhooked one may
+// defer work), so that the temporary repository is not removed under it.
+func waitForWorker(b *testing.B, dir string) {
+	repo, err := gitops.Open(dir)
+	if err != nil {
+		return // no repository was made
+	}
+	defer repo.Close()
+	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if len(capture.Queued(repo)) > 0 {
+			continue
+		}
+		if unlock, ok, _ := atomicfile.TryLock(lock); ok {
+			unlock()
+			return
+		}
+	}
+	b.Fatalf("the background worker did not finish: %v", capture.Queued(repo))
 }
