@@ -280,7 +280,7 @@ func (c *ImportEntireCmd) Run(g *Globals) error {
 		}{
 			{res.Sessions.Present + res.Attribution.Present, "already present"},
 			{res.Sessions.Missing + res.Attribution.Missing, "on commits this repository lacks"},
-			{res.Sessions.Forgotten, "forgotten (git gloss forget)"},
+			{res.Sessions.Forgotten + res.Attribution.Forgotten, "forgotten (git gloss forget)"},
 			{res.Attribution.Outranked, "attribution records that would change no line: the commit's own records name those lines on firmer ground"},
 		} {
 			if skip.n > 0 {

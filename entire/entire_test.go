@@ -3,6 +3,7 @@ package entire_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -369,6 +370,26 @@ func TestImportEntireCheckpoints(t *testing.T) {
 	if human := fx.MustGloss("import", "entire"); !strings.Contains(human, "skipped 10: already present") {
 		t.Errorf("human output of a rerun:\n%s", human)
 	}
+
+	// A forgotten record stays forgotten: the ids derive from the
+	// checkpoint, so a re-import would bring it back without the tombstones.
+	var att struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(fx.Git("notes", "--ref", attribution.Ref, "show", login)), &att); err != nil {
+		t.Fatal(err)
+	}
+	fx.MustGloss("forget", s.ID, att.ID, "--reason", "test")
+	var after entire.Result
+	if err := json.Unmarshal([]byte(fx.MustGloss("import", "entire", "--json")), &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Sessions.Forgotten != 1 || after.Attribution.Forgotten != 1 || after.Sessions.Written+after.Attribution.Written != 0 {
+		t.Errorf("import after forget: sessions %+v, attribution %+v; want 1 forgotten each, nothing written", after.Sessions, after.Attribution)
+	}
+	if got := sessionsOn(t, fx, login); len(got) != 0 {
+		t.Errorf("the forgotten session record came back: %+v", got)
+	}
 }
 
 func TestImportEntireWithoutEntireData(t *testing.T) {
@@ -382,8 +403,25 @@ func TestImportEntireWithoutEntireData(t *testing.T) {
 	}
 	// origin's copy is read when the local branch is missing.
 	commitCheckpoints(t, fx, entire.RemoteBranch, cpLogin, checkpointFiles(cpLogin, "manual-commit", []fxSession{{id: sessionA, agent: "Claude Code", files: []string{"a.txt"}, prompts: []string{"p"}}}))
-	out = fx.MustGloss("import", "entire")
-	if !strings.Contains(out, entire.RemoteBranch+": 1 checkpoint(s), 1 named by no commit here") {
-		t.Errorf("import from origin's branch:\n%s", out)
+	for _, args := range [][]string{{"import", "entire"}, {"import", "entire", "--ref", "origin/entire/checkpoints/v1"}} {
+		out = fx.MustGloss(args...)
+		if !strings.Contains(out, entire.RemoteBranch+": 1 checkpoint(s), 1 named by no commit here") {
+			t.Errorf("%s, from origin's branch:\n%s", strings.Join(args, " "), out)
+		}
 	}
+	out, err = fx.Gloss("import", "entire", "--ref", "nope")
+	if code := exitCode(err); code != 3 || !strings.Contains(out, "--ref nope: no such ref") {
+		t.Errorf("--ref nope: exit %d\n%s", code, out)
+	}
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }

@@ -115,7 +115,7 @@ func linkedCommits(repo *gitops.Repo) (map[string][]*gitops.Commit, error) {
 			return nil, err
 		}
 		for _, r := range refs {
-			if strings.Contains(r.Name, "/entire/") || strings.HasSuffix(r.Name, "/HEAD") {
+			if entireBranch(r.Name) || strings.HasSuffix(r.Name, "/HEAD") {
 				continue // Entire's checkpoints and shadow branches
 			}
 			tips = append(tips, r.Target)
@@ -146,6 +146,20 @@ func linkedCommits(repo *gitops.Repo) (map[string][]*gitops.Commit, error) {
 		walked = append(walked, tip)
 	}
 	return out, nil
+}
+
+// entireBranch reports whether ref is one of Entire's own branches
+// (entire/checkpoints/v1, the shadow branches entire/<commit>-<worktree>),
+// local or a remote's.
+func entireBranch(ref string) bool {
+	if rest, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+		return strings.HasPrefix(rest, "entire/")
+	}
+	if rest, ok := strings.CutPrefix(ref, "refs/remotes/"); ok {
+		_, branch, _ := strings.Cut(rest, "/")
+		return strings.HasPrefix(branch, "entire/")
+	}
+	return false
 }
 
 // sessionRecords are the checkpoint's sessions as gloss session records on

@@ -103,11 +103,11 @@ var idRE = lazyregexp.New(`^[0-9a-f]{12}$`)
 // Entire's local branch, else origin's.
 func resolveBranch(repo *gitops.Repo, ref string) (string, string, error) {
 	cands := []string{Branch, RemoteBranch}
-	if ref != "" {
-		if !strings.HasPrefix(ref, "refs/") {
-			ref = "refs/heads/" + ref
-		}
+	switch {
+	case strings.HasPrefix(ref, "refs/"):
 		cands = []string{ref}
+	case ref != "":
+		cands = []string{"refs/heads/" + ref, "refs/remotes/" + ref} // a branch, or a remote's (origin/entire/checkpoints/v1)
 	}
 	for _, r := range cands {
 		if tip, err := repo.RefTarget(r); err == nil && tip != "" {
@@ -132,7 +132,7 @@ func readCheckpoints(repo *gitops.Repo, tip string, warn func(string, ...any)) (
 	roots := map[string]string{}
 	for _, e := range entries {
 		parts := strings.Split(e.Path, "/")
-		if len(parts) < 3 || !idRE.MatchString(parts[0]+parts[1]) {
+		if len(parts) < 3 || len(parts[0]) != 2 || !idRE.MatchString(parts[0]+parts[1]) {
 			continue // not a checkpoint (Entire keeps nothing else at the top)
 		}
 		id := parts[0] + parts[1]
