@@ -241,7 +241,8 @@ message carries their "Entire-Checkpoint: <id>" trailer:
     lines in files the agent did not touch are human; lines in files it
     touched are ai when Entire counted no human line, or when the counts
     match the files exactly (auto-commit checkpoints: always), else
-    mixed. Checkpoints without counts (older Entire) name no line.
+    mixed. Checkpoints without counts (older Entire) or naming no touched
+    file name no line.
 
 A checkpoint no commit names (its trailer was removed) has nothing to
 attach to: it is counted, not imported. Uncommitted work on Entire's

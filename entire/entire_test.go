@@ -151,16 +151,17 @@ func numbered(prefix string, from, n int) string {
 }
 
 const (
-	cpLogin  = "a3b2c4d5e6f7"
-	cpRetry  = "b1c2d3e4f5a6"
-	cpAuto   = "c4d5e6f7a8b9"
-	cpLost   = "d0d0d0d0d0d0"
-	cpZero   = "f0f0f0f0f0f0"
-	cpPerson = "f1f1f1f1f1f1"
-	sonnet   = "claude-sonnet-4-5-20250929"
-	sessionA = "8f76b0e8-b8f1-4a87-9186-848bdd83d62e"
-	sessionB = "2f0c1d7e-5b1a-4c3e-9d2b-7a6e5f4d3c2b"
-	sessionG = "gemini-7c1d"
+	cpLogin    = "a3b2c4d5e6f7"
+	cpRetry    = "b1c2d3e4f5a6"
+	cpAuto     = "c4d5e6f7a8b9"
+	cpLost     = "d0d0d0d0d0d0"
+	cpZero     = "f0f0f0f0f0f0"
+	cpAutoBare = "f2f2f2f2f2f2"
+	cpPerson   = "f1f1f1f1f1f1"
+	sonnet     = "claude-sonnet-4-5-20250929"
+	sessionA   = "8f76b0e8-b8f1-4a87-9186-848bdd83d62e"
+	sessionB   = "2f0c1d7e-5b1a-4c3e-9d2b-7a6e5f4d3c2b"
+	sessionG   = "gemini-7c1d"
 )
 
 // entireRepo is a repository where Entire recorded three commits: one
@@ -186,6 +187,8 @@ func entireRepo(t *testing.T) (fx *fixtures.Repo, login, retry, auto string, sec
 	// human 2 make the touched file the person's.
 	fx.Commit("Zero\n\nEntire-Checkpoint: "+cpZero+"\n", map[string]string{"zero.txt": "z1\nz2\n"})
 	fx.Commit("Person\n\nEntire-Checkpoint: "+cpPerson+"\n", map[string]string{"person.txt": "p1\np2\n"})
+	// auto-commit, but no files_touched (older Entire): nothing to go by.
+	fx.Commit("Auto, files unnamed\n\nEntire-Checkpoint: "+cpAutoBare+"\n", map[string]string{"bare.txt": "b1\n"})
 	fx.Commit("Human only", map[string]string{"CHANGES": "one\n"})
 
 	commitCheckpoints(t, fx, entire.Branch, cpLogin, checkpointFiles(cpLogin, "manual-commit", []fxSession{{
@@ -210,6 +213,9 @@ func entireRepo(t *testing.T) (fx *fixtures.Repo, login, retry, auto string, sec
 			attr: map[string]any{"calculated_at": "2026-01-20T12:00:00Z", "agent_lines": counts[0], "human_added": counts[1], "human_modified": 0, "human_removed": 0, "total_committed": counts[0] + counts[1], "agent_percentage": 0.0},
 		}}))
 	}
+	commitCheckpoints(t, fx, entire.Branch, cpAutoBare, checkpointFiles(cpAutoBare, "auto-commit", []fxSession{
+		{id: "s-bare", agent: "Claude Code", prompts: []string{"bare"}},
+	}))
 	commitCheckpoints(t, fx, entire.Branch, cpLost, checkpointFiles(cpLost, "manual-commit", []fxSession{
 		{id: "lost", agent: "Claude Code", files: []string{"x.go"}, prompts: []string{"lost"}},
 	}))
@@ -290,8 +296,8 @@ func TestImportEntireCheckpoints(t *testing.T) {
 	if err := json.Unmarshal([]byte(fx.MustGloss("import", "entire", "--dry-run", "--json")), &dry); err != nil {
 		t.Fatal(err)
 	}
-	if dry.Sessions.Written != 6 || dry.Attribution.Written != 4 || !dry.DryRun {
-		t.Errorf("dry run: %d session and %d attribution records, want 6 and 4", dry.Sessions.Written, dry.Attribution.Written)
+	if dry.Sessions.Written != 7 || dry.Attribution.Written != 4 || !dry.DryRun {
+		t.Errorf("dry run: %d session and %d attribution records, want 7 and 4", dry.Sessions.Written, dry.Attribution.Written)
 	}
 	if out, err := fx.GitErr("show-ref", agent.Sessions, attribution.Ref); err == nil {
 		t.Fatalf("the dry run wrote notes:\n%s", out)
@@ -302,11 +308,11 @@ func TestImportEntireCheckpoints(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if res.Checkpoints != 7 || res.Unlinked != 2 {
-		t.Errorf("%d checkpoints read, %d unlinked; want 7 (5 linked, the lost one, e3 whose session is skipped) and 2 (the lost one, e3)", res.Checkpoints, res.Unlinked)
+	if res.Checkpoints != 8 || res.Unlinked != 2 {
+		t.Errorf("%d checkpoints read, %d unlinked; want 8 (6 linked, the lost one, e3 whose session is skipped) and 2 (the lost one, e3)", res.Checkpoints, res.Unlinked)
 	}
-	if res.Sessions.Written != 6 || res.Attribution.Written != 4 {
-		t.Errorf("%d session and %d attribution records written, want 6 and 4", res.Sessions.Written, res.Attribution.Written)
+	if res.Sessions.Written != 7 || res.Attribution.Written != 4 {
+		t.Errorf("%d session and %d attribution records written, want 7 and 4", res.Sessions.Written, res.Attribution.Written)
 	}
 	if res.Lines["ai"] != 15 || res.Lines["mixed"] != 4 || res.Lines["human"] != 5 {
 		t.Errorf("lines %v, want ai 15 (10 login + 5 util), mixed 4, human 5 (3 notes + 2 person)", res.Lines)
@@ -332,6 +338,7 @@ func TestImportEntireCheckpoints(t *testing.T) {
 	expectLines(t, "CHANGES", who(t, fx, "CHANGES"), "unknown")
 	expectLines(t, "zero.txt", who(t, fx, "zero.txt"), "unknown", "unknown")
 	expectLines(t, "person.txt", who(t, fx, "person.txt"), "human", "human")
+	expectLines(t, "bare.txt", who(t, fx, "bare.txt"), "unknown")
 
 	// Session records on the commits that name the checkpoints.
 	got := sessionsOn(t, fx, login)
@@ -364,10 +371,10 @@ func TestImportEntireCheckpoints(t *testing.T) {
 	if err := json.Unmarshal([]byte(fx.MustGloss("import", "entire", "--json")), &again); err != nil {
 		t.Fatal(err)
 	}
-	if again.Sessions.Written != 0 || again.Attribution.Written != 0 || again.Sessions.Present != 6 || again.Attribution.Present != 4 || len(again.Lines) != 0 {
-		t.Errorf("second import wrote %d+%d, found %d+%d present; want 0+0 and 6+4", again.Sessions.Written, again.Attribution.Written, again.Sessions.Present, again.Attribution.Present)
+	if again.Sessions.Written != 0 || again.Attribution.Written != 0 || again.Sessions.Present != 7 || again.Attribution.Present != 4 || len(again.Lines) != 0 {
+		t.Errorf("second import wrote %d+%d, found %d+%d present; want 0+0 and 7+4", again.Sessions.Written, again.Attribution.Written, again.Sessions.Present, again.Attribution.Present)
 	}
-	if human := fx.MustGloss("import", "entire"); !strings.Contains(human, "skipped 10: already present") {
+	if human := fx.MustGloss("import", "entire"); !strings.Contains(human, "skipped 11: already present") {
 		t.Errorf("human output of a rerun:\n%s", human)
 	}
 

@@ -230,7 +230,8 @@ func agentName(t string) string {
 //   - otherwise both wrote in the file and the line is mixed.
 //
 // Without counts (a checkpoint an older Entire wrote, or counts that are
-// all zero) no line is named.
+// all zero), or when no session names a file it touched (auto-commit
+// checkpoints of older Entire), no line is named.
 // A checkpoint of the auto-commit strategy is a commit Entire made of the
 // agent's changes itself: its lines in touched files are the agent's.
 func decide(cp checkpoint, introduced map[string]int) map[string]attribution.Contributor {
@@ -244,6 +245,13 @@ func decide(cp checkpoint, introduced map[string]int) map[string]attribution.Con
 	}
 	if agentLines == 0 && humanLines == 0 {
 		counted = false // counts of nothing say nothing (Entire saw no change)
+	}
+	named := false
+	for _, s := range cp.sessions {
+		named = named || len(s.files) > 0 || len(s.dirs) > 0
+	}
+	if !named {
+		return nil // no file named as the agent's: nothing to tell its lines from the person's
 	}
 	if !counted && cp.strategy != "auto-commit" {
 		return nil // no counts (an older Entire): who wrote which file is not known
