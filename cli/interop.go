@@ -247,7 +247,8 @@ message carries their "Entire-Checkpoint: <id>" trailer:
 A checkpoint no commit names (its trailer was removed) has nothing to
 attach to: it is counted, not imported. Uncommitted work on Entire's
 shadow branches (entire/<commit>-<worktree>) is not read. Malformed
-metadata is skipped with a warning. Running it again writes nothing new; --dry-run counts only.
+metadata is skipped with a warning. Running it again writes nothing new;
+--dry-run counts only. What cannot be recovered: docs/migrating.md.
 
   git fetch origin entire/checkpoints/v1:entire/checkpoints/v1
   git gloss import entire --dry-run

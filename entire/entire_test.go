@@ -219,10 +219,13 @@ func entireRepo(t *testing.T) (fx *fixtures.Repo, login, retry, auto string, sec
 	commitCheckpoints(t, fx, entire.Branch, cpLost, checkpointFiles(cpLost, "manual-commit", []fxSession{
 		{id: "lost", agent: "Claude Code", files: []string{"x.go"}, prompts: []string{"lost"}},
 	}))
-	// Malformed: bad JSON, invalid UTF-8, a session id with a control
-	// character.
+	// Malformed: bad JSON, invalid UTF-8, a session without its
+	// checkpoint's metadata.json, a session id with a control character.
 	commitCheckpoints(t, fx, entire.Branch, "e1e1e1e1e1e1", map[string][]byte{"e1/e1e1e1e1e1/metadata.json": []byte(`{"checkpoint_id": "e1e1e1e1e1e1", "sessions": [`)})
 	commitCheckpoints(t, fx, entire.Branch, "e2e2e2e2e2e2", map[string][]byte{"e2/e2e2e2e2e2/metadata.json": []byte("{\"checkpoint_id\": \"e2e2e2e2e2e2\", \"branch\": \"m\xffain\"}")})
+	orphan := checkpointFiles("e4e4e4e4e4e4", "manual-commit", []fxSession{{id: "orphan", agent: "Claude Code"}})
+	delete(orphan, "e4/e4e4e4e4e4/metadata.json")
+	commitCheckpoints(t, fx, entire.Branch, "e4e4e4e4e4e4", orphan)
 	bad := checkpointFiles("e3e3e3e3e3e3", "manual-commit", []fxSession{{id: "evil\x1b[2Jid", agent: "Claude Code", files: []string{"src/auth.go"}}})
 	commitCheckpoints(t, fx, entire.Branch, "e3e3e3e3e3e3", bad)
 	return fx, login, retry, auto, cred.Secret
@@ -318,7 +321,7 @@ func TestImportEntireCheckpoints(t *testing.T) {
 		t.Errorf("lines %v, want ai 15 (10 login + 5 util), mixed 4, human 5 (3 notes + 2 person)", res.Lines)
 	}
 	warned := strings.Join(res.Warnings, "\n")
-	for _, w := range []string{"e1e1e1e1e1e1", "not valid JSON", "e2e2e2e2e2e2", "not UTF-8", "e3e3e3e3e3e3 session 0: session_id", `files_touched "../../etc/passwd"`} {
+	for _, w := range []string{"e1e1e1e1e1e1", "not valid JSON", "e2e2e2e2e2e2", "not UTF-8", "e3e3e3e3e3e3 session 0: session_id", "checkpoint e4e4e4e4e4e4: no e4/e4e4e4e4e4/metadata.json", `files_touched "../../etc/passwd"`} {
 		if !strings.Contains(warned, w) {
 			t.Errorf("no warning says %q:\n%s", w, warned)
 		}

@@ -41,11 +41,13 @@ const (
 	RemoteBranch = "refs/remotes/origin/entire/checkpoints/v1"
 )
 
-// maxMetadata bounds a metadata.json (Entire's are a few kilobytes), and
-// maxTranscriptScan how much of a transcript is read for the model name.
+// maxMetadata bounds a metadata.json (Entire's are a few kilobytes),
+// maxTranscriptScan how much of a transcript is read for the model name,
+// maxPrompt how much of the last prompt is redacted into the summary.
 const (
 	maxMetadata       = 1 << 20
 	maxTranscriptScan = 4 << 20
+	maxPrompt         = 64 << 10
 )
 
 // attributionCounts is Entire's initial_attribution: line counts of one
@@ -159,6 +161,16 @@ func readCheckpoints(repo *gitops.Repo, tip string, warn func(string, ...any)) (
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	var orphans []string
+	for id := range tree {
+		if roots[id] == "" {
+			orphans = append(orphans, id)
+		}
+	}
+	sort.Strings(orphans)
+	for _, id := range orphans {
+		warn("checkpoint %s: no %s/%s/metadata.json; skipped", id, id[:2], id[2:])
+	}
 	var out []checkpoint
 	for _, id := range ids {
 		cp, ok, err := readCheckpoint(repo, id, roots[id], tree[id], warn)
@@ -248,6 +260,11 @@ func readSession(repo *gitops.Repo, id string, n int, files map[string]string, w
 	}
 	if s.prompt == "" && s.meta.Summary != nil {
 		s.prompt = s.meta.Summary.Intent
+	}
+	if len(s.prompt) > maxPrompt {
+		// The summary kept is its first words; redacting megabytes to get
+		// them would only cost time.
+		s.prompt = strings.ToValidUTF8(s.prompt[:maxPrompt], "")
 	}
 	if b, ok := files["full.jsonl"]; ok {
 		data, err := readBlob(repo, b, where+": full.jsonl", warn)
