@@ -1,6 +1,7 @@
 package annotate_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
@@ -81,15 +81,9 @@ func waitForWorker(b *testing.B, dir string) {
 		return // no repository was made
 	}
 	defer repo.Close()
-	lock := filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock")
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if len(capture.Queued(repo)) > 0 {
-			continue
-		}
-		if unlock, ok, _ := atomicfile.TryLock(lock); ok {
-			unlock()
-			return
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := capture.WaitIdle(ctx, repo); err != nil {
+		b.Fatal(err)
 	}
-	b.Fatalf("the background worker did not finish: %v", capture.Queued(repo))
 }

@@ -1,7 +1,6 @@
 package attribution_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -23,49 +22,6 @@ func newRepo(t *testing.T) *fixtures.Repo {
 	fx.Git("add", "-A")
 	fx.Git("commit", "-q", "--allow-empty", "-m", "gloss init")
 	return fx
-}
-
-// agentWrites is a scripted agent: it writes content into file and tells
-// gloss through the agent hook, as the agent's own hook system would
-// (git gloss agent hook): Claude Code's PostToolUse for a Write (the model
-// is in the session transcript), Codex's PostToolUse for an apply_patch
-// that adds the file (the model is in the payload).
-func agentWrites(t *testing.T, fx *fixtures.Repo, agent, model, session, file, content string) {
-	t.Helper()
-	fx.Write(file, content)
-	var payload map[string]any
-	switch agent {
-	case "claude":
-		transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
-		tr := `{"type":"assistant","message":{"role":"assistant","model":"` + model + `","content":[]}}` + "\n"
-		if err := os.WriteFile(transcript, []byte(tr), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		payload = map[string]any{"session_id": session, "transcript_path": transcript, "cwd": fx.Dir,
-			"hook_event_name": "PostToolUse", "tool_name": "Write",
-			"tool_input":    map[string]any{"file_path": fx.Path(file), "content": content},
-			"tool_response": map[string]any{"type": "create", "filePath": fx.Path(file)}}
-	case "codex":
-		patch := "*** Begin Patch\n*** Add File: " + file + "\n"
-		for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
-			patch += "+" + l + "\n"
-		}
-		patch += "*** End Patch\n"
-		payload = map[string]any{"session_id": session, "cwd": fx.Dir, "hook_event_name": "PostToolUse", "model": model,
-			"tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}, "tool_response": "Success."}
-	default:
-		t.Fatalf("no script for agent %s", agent)
-	}
-	data, _ := json.Marshal(payload)
-	cmd := fx.Command(fixtures.Binary(t), "agent", "hook", "--agent", agent, "PostToolUse")
-	cmd.Stdin = bytes.NewReader(data)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("agent hook: %v\n%s", err, out)
-	}
-	store := filepath.Join(fx.Git("rev-parse", "--absolute-git-dir"), "gloss", "agent", "pending.jsonl")
-	if data, err := os.ReadFile(store); err != nil || !strings.Contains(string(data), session) {
-		t.Fatalf("the agent hook captured nothing for %s (%v): %s", file, err, data)
-	}
 }
 
 func commitAll(t *testing.T, fx *fixtures.Repo, msg string) string {
@@ -148,7 +104,7 @@ func TestAttributionThroughRewrites(t *testing.T) {
 	// The agent writes a.go; the person changes its line 5 before the
 	// commit and writes b.go alone.
 	a := numbered("agent", 8)
-	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/a.go", a)
+	fx.AgentWrites("claude", "claude-opus-4", "s1", "app/a.go", a)
 	a = strings.Replace(a, "agent line 5", "agent line 5, fixed by hand", 1)
 	fx.Write("app/a.go", a)
 	fx.Write("app/b.go", numbered("person", 3))
@@ -174,7 +130,7 @@ func TestAttributionThroughRewrites(t *testing.T) {
 	// person edits one of its lines in a second commit.
 	base := fx.Git("rev-parse", "HEAD")
 	fx.Git("checkout", "-q", "-b", "feature")
-	agentWrites(t, fx, "codex", "gpt-5-codex", "s2", "app/c.go", numbered("codex", 6))
+	fx.AgentWrites("codex", "gpt-5-codex", "s2", "app/c.go", numbered("codex", 6))
 	commitAll(t, fx, "feat: c")
 	c := strings.Replace(numbered("codex", 6), "codex line 4", "person line 4", 1)
 	fx.Write("app/c.go", c)
@@ -239,12 +195,12 @@ func history(t *testing.T) (*fixtures.Repo, string) {
 	fx := newRepo(t)
 	base := fx.Git("rev-parse", "HEAD")
 	a := numbered("agent", 8)
-	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/a.go", a)
+	fx.AgentWrites("claude", "claude-opus-4", "s1", "app/a.go", a)
 	a = strings.Replace(a, "agent line 5", "agent line 5, fixed by hand", 1)
 	fx.Write("app/a.go", a)
 	fx.Write("app/b.go", numbered("person", 3))
 	commitAll(t, fx, "feat: a and b")
-	agentWrites(t, fx, "codex", "gpt-5-codex", "s2", "lib/c.go", numbered("codex", 6))
+	fx.AgentWrites("codex", "gpt-5-codex", "s2", "lib/c.go", numbered("codex", 6))
 	fx.Write("lib/c.go", strings.Replace(numbered("codex", 6), "codex line 4", "person line 4", 1))
 	fx.Write("app/b.go", numbered("person", 2)) // one line deleted
 	commitAll(t, fx, "feat: c")
@@ -319,10 +275,10 @@ func TestCherryPickAndLocalSquashCarryAttribution(t *testing.T) {
 	t.Parallel()
 	fx := newRepo(t)
 	fx.Git("checkout", "-q", "-b", "topic")
-	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/p.go", numbered("agent", 4))
+	fx.AgentWrites("claude", "claude-opus-4", "s1", "app/p.go", numbered("agent", 4))
 	fx.Write("app/p.go", strings.Replace(numbered("agent", 4), "agent line 2", "hand line 2", 1))
 	commitAll(t, fx, "feat: p")
-	agentWrites(t, fx, "codex", "gpt-5-codex", "s2", "lib/q.go", numbered("codex", 3))
+	fx.AgentWrites("codex", "gpt-5-codex", "s2", "lib/q.go", numbered("codex", 3))
 	commitAll(t, fx, "feat: q")
 	wantP := who(blame(t, fx, "app/p.go"))
 	wantQ := who(blame(t, fx, "lib/q.go"))
@@ -346,7 +302,7 @@ func TestCherryPickAndLocalSquashCarryAttribution(t *testing.T) {
 func TestTrivialLinesNeedAgentNeighbours(t *testing.T) {
 	t.Parallel()
 	fx := newRepo(t)
-	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/x.go", "func A() {\n\treturn\n}\n")
+	fx.AgentWrites("claude", "claude-opus-4", "s1", "app/x.go", "func A() {\n\treturn\n}\n")
 	fx.Write("app/x.go", "func A() {\n\treturn\n}\n\nfunc B() {\n}\n")
 	commitAll(t, fx, "feat: A by the agent, B by hand")
 	expect(t, "x.go", who(blame(t, fx, "app/x.go")), claude, claude, claude, human, human, human)
@@ -358,7 +314,7 @@ func TestTrivialLinesNeedAgentNeighbours(t *testing.T) {
 func TestChangedEdgeLineIsMixed(t *testing.T) {
 	t.Parallel()
 	fx := newRepo(t)
-	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/e.go", numbered("agent", 4))
+	fx.AgentWrites("claude", "claude-opus-4", "s1", "app/e.go", numbered("agent", 4))
 	fx.Write("app/e.go", strings.Replace(numbered("agent", 4), "agent line 4", "hand line 4", 1)+"hand line 5\n")
 	commitAll(t, fx, "feat: e")
 	expect(t, "e.go", who(blame(t, fx, "app/e.go")), claude, claude, claude, mixed1, human)
@@ -370,11 +326,11 @@ func TestInteractiveRebaseSquashKeepsAttribution(t *testing.T) {
 	t.Parallel()
 	fx := newRepo(t)
 	base := fx.Git("rev-parse", "HEAD")
-	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/r.go", numbered("agent", 5))
+	fx.AgentWrites("claude", "claude-opus-4", "s1", "app/r.go", numbered("agent", 5))
 	commitAll(t, fx, "feat: r")
 	fx.Write("app/r.go", strings.Replace(numbered("agent", 5), "agent line 3", "hand line 3", 1))
 	commitAll(t, fx, "fix: r line 3")
-	agentWrites(t, fx, "codex", "gpt-5-codex", "s2", "lib/s.go", numbered("codex", 2))
+	fx.AgentWrites("codex", "gpt-5-codex", "s2", "lib/s.go", numbered("codex", 2))
 	commitAll(t, fx, "feat: s")
 	wantR := who(blame(t, fx, "app/r.go"))
 	wantS := who(blame(t, fx, "lib/s.go"))

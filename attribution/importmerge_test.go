@@ -86,7 +86,7 @@ func TestTraceOverTheHooksRecord(t *testing.T) {
 
 	// An agent's commit gloss captured line by line: a trace naming the
 	// same lines as a person's changes nothing, and says so.
-	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "lib/x.go", numbered("agent", 4))
+	fx.AgentWrites("claude", "claude-opus-4", "s1", "lib/x.go", numbered("agent", 4))
 	agent := commitAll(t, fx, "x")
 	before := who(blame(t, fx, "lib/x.go", "--rev", "HEAD"))
 	out := fx.MustGloss("import", "agent-trace", traceFor(t, "6f1c2d3e-4a5b-4c6d-8e7f-0a1b2c3d4e12", agent, "other-tool", "lib/x.go", 1, 4, "human", "", "https://example.com/c/1"))
@@ -103,7 +103,7 @@ func TestTraceOverTheHooksRecord(t *testing.T) {
 func TestTraceExportFollowsTheBranch(t *testing.T) {
 	t.Parallel()
 	fx := newRepo(t)
-	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "lib/x.go", numbered("agent", 4))
+	fx.AgentWrites("claude", "claude-opus-4", "s1", "lib/x.go", numbered("agent", 4))
 	old := commitAll(t, fx, "x")
 	fx.Git("commit", "-q", "--amend", "-m", "x, reworded")
 	amended := fx.Git("rev-parse", "HEAD")

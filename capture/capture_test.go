@@ -9,7 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fixtures"
 	"github.com/gloss-dev/gloss/gitops"
@@ -230,4 +232,37 @@ func stageBlob(t *testing.T, fx *fixtures.Repo, path, content string) {
 		t.Fatal(err)
 	}
 	fx.Git("update-index", "--add", "--cacheinfo", "100644,"+strings.TrimSpace(string(out))+","+path)
+}
+
+// WaitIdle returns once the queue is empty and no worker holds its lock,
+// and says what is still queued when its context ends first.
+func TestWaitIdle(t *testing.T) {
+	t.Parallel()
+	fx := fixtures.NewRepo(t)
+	fx.Commit("base", map[string]string{"a.txt": "one\n"})
+	repo := openRepo(t, fx)
+	commit := strings.Repeat("a", 40)
+	must(t, capture.Enqueue(repo, commit, job{Commit: commit}))
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := capture.WaitIdle(short, repo); err == nil || !strings.Contains(err.Error(), commit) {
+		t.Errorf("a queued job: WaitIdle said %v", err)
+	}
+	// A worker holds the lock while it runs the last job.
+	unlock, ok, err := atomicfile.TryLock(filepath.Join(repo.CommonDir(), "gloss", "queue", "worker.lock"))
+	if err != nil || !ok {
+		t.Fatalf("take the worker's lock: %v %v", ok, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- capture.WaitIdle(context.Background(), repo) }()
+	must(t, os.Remove(filepath.Join(repo.CommonDir(), "gloss", "queue", commit+".json")))
+	select {
+	case err := <-done:
+		t.Fatalf("WaitIdle returned while the worker held its lock: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Errorf("after the worker: %v", err)
+	}
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/gitops"
@@ -143,4 +145,20 @@ func QueueBacklog(repo *gitops.Repo) Backlog {
 	}
 	b.Running = err == nil && !ok
 	return b
+}
+
+// WaitIdle waits until the post-commit queue is empty and no worker holds
+// it, or ctx ends: what the worker writes is then all written, and the
+// repository may be read or removed. Tests and benchmarks wait so.
+func WaitIdle(ctx context.Context, repo *gitops.Repo) error {
+	for {
+		if b := QueueBacklog(repo); len(b.Commits) == 0 && !b.Running {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the post-commit worker is still busy (%w): queued %v", ctx.Err(), Queued(repo))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

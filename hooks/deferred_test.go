@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -51,19 +52,13 @@ func samePath(a, b string) bool {
 }
 
 // waitQueueDrained waits until the queue is empty and no worker holds it.
-func waitQueueDrained(t *testing.T, repo *gitops.Repo, lock string) {
+func waitQueueDrained(t *testing.T, repo *gitops.Repo) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if len(capture.Queued(repo)) == 0 {
-			if unlock, ok, _ := atomicfile.TryLock(lock); ok {
-				unlock()
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := capture.WaitIdle(ctx, repo); err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("the queue was not drained: %v", capture.Queued(repo))
 }
 
 // summaries returns the summary records of commit by source, and the
@@ -146,7 +141,7 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	fx.Write("a.go", "package a\n\nfunc A() int {\n\treturn 2\n}\n")
 	fx.Git("commit", "-q", "-am", "second change")
 	second := fx.Git("rev-parse", "HEAD")
-	waitQueueDrained(t, repo, lock)
+	waitQueueDrained(t, repo)
 	for commit, want := range map[string]string{first: "first: why A", second: "second: why A now"} {
 		by, agent := summaries(t, repo, commit)
 		if by[annotate.SourceHook] != 1 {
@@ -304,7 +299,7 @@ func TestDeferredAttributionSurvivesAKilledWorker(t *testing.T) {
 	fx.Git("add", "c.txt")
 	fx.Git("commit", "-q", "-m", "person alone")
 	second := fx.Git("rev-parse", "HEAD")
-	waitQueueDrained(t, repo, lock)
+	waitQueueDrained(t, repo)
 	for _, c := range []string{first, second} {
 		wantAttributionFrom(t, repo, c, attribution.SourceHook, "commit")
 		if by, _ := summaries(t, repo, c); by[annotate.SourceHook] != 1 {
@@ -321,7 +316,7 @@ func TestDeferredAttributionSurvivesAKilledWorker(t *testing.T) {
 	fx.Write("c.txt", "second, by hand, amended\n")
 	fx.Git("commit", "-q", "-a", "--amend", "-m", "person alone, amended")
 	amended := fx.Git("rev-parse", "HEAD")
-	waitQueueDrained(t, repo, lock)
+	waitQueueDrained(t, repo)
 	wantAttributionFrom(t, repo, amended, attribution.SourceAmend, "amended")
 	if got := contributors(t, fx, "c.txt", amended); len(got) != 1 || got[0] != "human" {
 		t.Errorf("c.txt after the amend: %q, want human", got)
@@ -400,7 +395,7 @@ func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
 		t.Errorf("rebased %.8s: summaries by source %v, want one carried by the rebase", rebased, by)
 	}
 	wantCodexLines(t, fx, rebased, "after the rebase")
-	waitQueueDrained(t, repo, lock)
+	waitQueueDrained(t, repo)
 }
 
 // TestDeferredCherryPickCarriesAttribution cherry-picks an agent's commit
@@ -410,19 +405,19 @@ func TestDeferredRewriteWaitsForTheQueue(t *testing.T) {
 // agent's though the capture was consumed long before.
 func TestDeferredCherryPickCarriesAttribution(t *testing.T) {
 	t.Parallel()
-	fx, repo, lock := deferringRepo(t)
+	fx, repo, _ := deferringRepo(t)
 	branch := fx.Git("branch", "--show-current")
 
 	fx.Git("checkout", "-q", "-b", "side")
 	codexWrites(t, fx, "s2", "p.go", "package p\n\nfunc P() int {\n\treturn 42\n}\n")
 	fx.Git("add", "-A")
 	fx.Git("commit", "-q", "-m", "agent")
-	waitQueueDrained(t, repo, lock)
+	waitQueueDrained(t, repo)
 	fx.Git("checkout", "-q", branch)
 	fx.Commit("meanwhile", map[string]string{"m.txt": "by hand\n"})
 	fx.Git("cherry-pick", "side")
 	picked := fx.Git("rev-parse", "HEAD")
-	waitQueueDrained(t, repo, lock)
+	waitQueueDrained(t, repo)
 
 	wantAttributionFrom(t, repo, picked, attribution.SourceCherryPick, "picked")
 	wantCodexLines(t, fx, picked, "after the cherry-pick")
@@ -434,7 +429,7 @@ func TestDeferredCherryPickCarriesAttribution(t *testing.T) {
 // its annotations and its attribution.
 func TestWorkerRunsAJobQueuedByTheOldShape(t *testing.T) {
 	t.Parallel()
-	fx, repo, lock := deferringRepo(t)
+	fx, repo, _ := deferringRepo(t)
 	fx.Write("a.go", "package a\n\nfunc A() int {\n\treturn 1\n}\n")
 	fx.Git("add", "a.go")
 	fx.Git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "made without the hooks")
@@ -449,7 +444,7 @@ func TestWorkerRunsAJobQueuedByTheOldShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	fx.MustGloss("hook-worker")
-	waitQueueDrained(t, repo, lock)
+	waitQueueDrained(t, repo)
 	by, agent := summaries(t, repo, head)
 	if by[annotate.SourceHook] != 1 || strings.Join(agent, "|") != "why A, staged in 0.1" {
 		t.Errorf("the old job's commit: summaries %v, agent intents %q", by, agent)

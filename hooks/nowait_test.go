@@ -124,7 +124,7 @@ func TestNoCommitWaitsAfterCommitsWithoutTheHooks(t *testing.T) {
 	}
 
 	next := commitBig(fx, "next", true)
-	waitQueueDrained(t, repo, lock)
+	waitQueueDrained(t, repo)
 	for _, c := range []string{stalled, next} {
 		if got := attributionRecords(t, repo, c); len(got) != 1 {
 			t.Errorf("attribution of %.8s after the worker: %v", c, got)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -62,44 +61,6 @@ func commit(t *testing.T, fx *fixtures.Repo, msg ...string) string {
 	return fx.Git("rev-parse", "HEAD")
 }
 
-// agentWrites is a scripted agent: it writes content into file and tells
-// gloss through the agent hook, as the agent's own hook system would:
-// Claude Code's PostToolUse for a Write (the model in its transcript),
-// Codex's PostToolUse for an apply_patch that adds the file.
-func agentWrites(t *testing.T, fx *fixtures.Repo, agent, model, session, file, content string) {
-	t.Helper()
-	fx.Write(file, content)
-	var payload map[string]any
-	switch agent {
-	case "claude":
-		transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
-		tr := `{"type":"assistant","message":{"role":"assistant","model":"` + model + `","content":[]}}` + "\n"
-		if err := os.WriteFile(transcript, []byte(tr), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		payload = map[string]any{"session_id": session, "transcript_path": transcript, "cwd": fx.Dir,
-			"hook_event_name": "PostToolUse", "tool_name": "Write",
-			"tool_input":    map[string]any{"file_path": fx.Path(file), "content": content},
-			"tool_response": map[string]any{"type": "create", "filePath": fx.Path(file)}}
-	case "codex":
-		patch := "*** Begin Patch\n*** Add File: " + file + "\n"
-		for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
-			patch += "+" + l + "\n"
-		}
-		patch += "*** End Patch\n"
-		payload = map[string]any{"session_id": session, "cwd": fx.Dir, "hook_event_name": "PostToolUse", "model": model,
-			"tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}, "tool_response": "Success."}
-	default:
-		t.Fatalf("no script for agent %s", agent)
-	}
-	data, _ := json.Marshal(payload)
-	cmd := fx.Command(fixtures.Binary(t), "agent", "hook", "--agent", agent, "PostToolUse")
-	cmd.Stdin = bytes.NewReader(data)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("agent hook: %v\n%s", err, out)
-	}
-}
-
 // featureBranch builds, on fzf's history, a main with two recorded
 // decisions — a line of RepeatToFill's remainder loop with a constraint
 // and a rejected alternative, a line of ToKebabCase's loop with a risk —
@@ -121,10 +82,10 @@ func featureBranch(t *testing.T) *fixtures.Repo {
 	fx.Git("checkout", "-q", "-b", "feature")
 	edit(t, fx, util, "\t\tif i > 0 && unicode.IsUpper(r) {", "\t\tif i > 0 && unicode.IsUpper(r) { // a dash before each upper-case letter")
 	commit(t, fx, "util: say what ToKebabCase does")
-	agentWrites(t, fx, "claude", "claude-opus-4", "s-claude", "src/util/pad.go",
+	fx.AgentWrites("claude", "claude-opus-4", "s-claude", "src/util/pad.go",
 		"package util\n\n// PadRight pads s with spaces to n runes.\nfunc PadRight(s string, n int) string {\n\tfor len([]rune(s)) < n {\n\t\ts += \" \"\n\t}\n\treturn s\n}\n")
 	commit(t, fx, "util: PadRight")
-	agentWrites(t, fx, "codex", "gpt-5-codex", "s-codex", "src/util/trim.go",
+	fx.AgentWrites("codex", "gpt-5-codex", "s-codex", "src/util/trim.go",
 		"package util\n\nimport \"strings\"\n\n// TrimAll trims spaces around each string.\nfunc TrimAll(ss []string) []string {\n\tout := make([]string, len(ss))\n\tfor i, s := range ss {\n\t\tout[i] = strings.TrimSpace(s)\n\t}\n\treturn out\n}\n")
 	commit(t, fx, "util: TrimAll")
 	// Lines added to the function, away from the lines the decision was

@@ -24,7 +24,7 @@ func TestAIShareTrailer(t *testing.T) {
 	}
 
 	// The agent writes 8 lines; the person adds 2 more lines elsewhere.
-	agentWrites(t, fx, "claude", "claude-opus-4", "s1", "app/x.go",
+	fx.AgentWrites("claude", "claude-opus-4", "s1", "app/x.go",
 		"package app\n\n// X is x.\nfunc X() int {\n\tn := 1\n\tn++\n\treturn n\n}\n")
 	fx.Write("notes.txt", "first note\nsecond note\n")
 	commit(t, fx, "app: X")
@@ -38,7 +38,7 @@ func TestAIShareTrailer(t *testing.T) {
 
 	fx.Write(".gloss/config.toml", "[review]\nai_share_trailer = false\n")
 	commit(t, fx, "turn it off")
-	agentWrites(t, fx, "claude", "claude-opus-4", "s2", "app/y.go", "package app\n\nfunc Y() int { return 2 }\n")
+	fx.AgentWrites("claude", "claude-opus-4", "s2", "app/y.go", "package app\n\nfunc Y() int { return 2 }\n")
 	commit(t, fx, "app: Y")
 	if msg := fx.Git("log", "-1", "--format=%B"); strings.Contains(msg, "AI-Share") {
 		t.Errorf("the trailer is off, but:\n%s", msg)

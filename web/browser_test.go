@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,6 +188,8 @@ func TestBrowser(t *testing.T) {
 		{"files", "/tree/server"},
 		{"file", "/file/server/server.go"},
 		{"history", "/history/server/server.go?anchor=Server.Health"},
+		{"deps", "/deps/server/server.go"},
+		{"review", "/review?range=" + url.QueryEscape(s.fx.Git("log", "-1", "--format=%H", "--grep=server: metrics")+"~1..HEAD")},
 		{"specs", "/specs"},
 		{"spec-diff", "/specs/diff?spec=" + specPath},
 		{"tasks", "/tasks"},

@@ -16,32 +16,6 @@ import (
 	"github.com/gloss-dev/gloss/fixtures"
 )
 
-// widthV1 is a file whose Width will carry a decision; its body is
-// rewritten, moved and renamed below (the history of why's decided).
-const widthV1 = `package text
-
-// Other comes first.
-func Other() int {
-	return 1
-}
-
-// Width is the number of columns s takes.
-func Width(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-func runeWidth(r rune) int {
-	if r < 0x1100 {
-		return 1
-	}
-	return 2
-}
-`
-
 const (
 	widthConstraint = "must respect the display width limit"
 	widthRisk       = "wide runes overflow the line"
@@ -59,19 +33,11 @@ func decidedSite(t *testing.T) *site {
 	fx := fixtures.NewRepo(t)
 	fx.Commit("initial", map[string]string{"README.md": "lib\n"})
 	fx.MustGloss("init", "--no-mcp")
-	fx.Commit("text: width", map[string]string{"text/width.go": widthV1})
-	fx.MustGloss("annotate", "--file", "text/width.go", "--anchor", "Width", "--constraint", widthConstraint,
-		"--rejected", "len(s) | bytes are not columns", "--risk", widthRisk, "--author-name", "claude", "--model", "opus")
-	fx.MustGloss("annotate", "--file", "text/width.go", "--constraint", fileConstraint)
-	fx.Commit("text: say what Width counts", map[string]string{"text/width.go": strings.Replace(widthV1, "// Width is the number of columns s takes.", "// Width is the number of terminal columns s takes.", 1)})
-	body := strings.Replace(fx.Read("text/width.go"), "\tn := 0\n\tfor _, r := range s {\n\t\tn += runeWidth(r)\n\t}\n\treturn n",
-		"\tcols := 0\n\tfor _, ch := range s {\n\t\tcols += runeWidth(ch)\n\t}\n\treturn cols", 1)
-	fx.Commit("text: clearer names", map[string]string{"text/width.go": body})
-	start, end := strings.Index(body, "// Width is"), strings.Index(body, "func runeWidth")
-	moved := strings.Replace(body[:start]+body[end:], "// Other comes first.", strings.TrimSpace(body[start:end])+"\n\n// Other comes first.", 1)
-	fx.Commit("text: width first", map[string]string{"text/width.go": moved})
-	fx.Git("mv", "text/width.go", "text/columns.go")
-	fx.Git("commit", "-q", "-m", "text: rename the file")
+	fx.DecideWidth(func() {
+		fx.MustGloss("annotate", "--file", "text/width.go", "--anchor", "Width", "--constraint", widthConstraint,
+			"--rejected", "len(s) | bytes are not columns", "--risk", widthRisk, "--author-name", "claude", "--model", "opus")
+		fx.MustGloss("annotate", "--file", "text/width.go", "--constraint", fileConstraint)
+	})
 	s := &site{fx: fx}
 	s.start(t)
 	return s

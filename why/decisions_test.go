@@ -13,32 +13,6 @@ import (
 	"github.com/gloss-dev/gloss/why"
 )
 
-// widthV1 is a file whose Width will carry a decision; its body is
-// rewritten, moved and renamed below.
-const widthV1 = `package text
-
-// Other comes first.
-func Other() int {
-	return 1
-}
-
-// Width is the number of columns s takes.
-func Width(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-func runeWidth(r rune) int {
-	if r < 0x1100 {
-		return 1
-	}
-	return 2
-}
-`
-
 const widthConstraint = "must respect the display width limit"
 
 // lineOf is the 1-based number of the first line of content holding text.
@@ -72,27 +46,10 @@ func regionWith(res why.ReadResult, constraint string) *why.RegionView {
 func decided(t *testing.T) *fixtures.Repo {
 	t.Helper()
 	fx := newRepo(t)
-	fx.Commit("text: width", map[string]string{"text/width.go": widthV1})
-	stage(t, fx, "--file", "text/width.go", "--anchor", "Width", "--constraint", widthConstraint,
-		"--rejected", "len(s) | bytes are not columns", "--risk", "wide runes overflow the line")
-	fx.Commit("text: say what Width counts", map[string]string{"text/width.go": strings.Replace(widthV1, "// Width is the number of columns s takes.", "// Width is the number of terminal columns s takes.", 1)})
-	body := strings.Replace(fx.Read("text/width.go"), `	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n`, `	cols := 0
-	for _, ch := range s {
-		cols += runeWidth(ch)
-	}
-	return cols`, 1)
-	fx.Commit("text: clearer names", map[string]string{"text/width.go": body})
-	// Move Width above Other.
-	start, end := strings.Index(body, "// Width is"), strings.Index(body, "func runeWidth")
-	width := body[start:end]
-	moved := strings.Replace(body[:start]+body[end:], "// Other comes first.", strings.TrimSpace(width)+"\n\n// Other comes first.", 1)
-	fx.Commit("text: width first", map[string]string{"text/width.go": moved})
-	fx.Git("mv", "text/width.go", "text/columns.go")
-	fx.Git("commit", "-q", "-m", "text: rename the file")
+	fx.DecideWidth(func() {
+		stage(t, fx, "--file", "text/width.go", "--anchor", "Width", "--constraint", widthConstraint,
+			"--rejected", "len(s) | bytes are not columns", "--risk", "wide runes overflow the line")
+	})
 	return fx
 }
 
@@ -203,7 +160,7 @@ func TestDecisionRetirement(t *testing.T) {
 // each is in force for every line under it, and for no other file.
 func TestPathDecisions(t *testing.T) {
 	fx := newRepo(t)
-	fx.Commit("text: width", map[string]string{"text/width.go": widthV1, "text/util/pad.go": "package util\n\nfunc Pad() {}\n", "main.go": "package main\n\nfunc main() {}\n"})
+	fx.Commit("text: width", map[string]string{"text/width.go": fixtures.WidthV1, "text/util/pad.go": "package util\n\nfunc Pad() {}\n", "main.go": "package main\n\nfunc main() {}\n"})
 	fx.MustGloss("annotate", "--commit", "HEAD", "--file", "text/width.go", "--constraint", "no allocation per call")
 	fx.MustGloss("annotate", "--commit", "HEAD", "--path", "text", "--constraint", "text never imports the terminal")
 	res := readJSON(t, fx, "text/width.go", "--lines", "20:20")
@@ -225,7 +182,7 @@ func TestPathDecisions(t *testing.T) {
 func TestHistoryNamesTheRecordsAuthor(t *testing.T) {
 	fx := newRepo(t)
 	stage(t, fx, "--file", "text/width.go", "--anchor", "Width", "--intent", "columns, not bytes", "--author-name", "claude", "--model", "opus")
-	fx.Commit("text: width", map[string]string{"text/width.go": widthV1})
+	fx.Commit("text: width", map[string]string{"text/width.go": fixtures.WidthV1})
 	var h why.HistoryResult
 	if err := json.Unmarshal([]byte(fx.MustGloss("history", "text/width.go", "--anchor", "Width", "--json")), &h); err != nil {
 		t.Fatal(err)
@@ -281,12 +238,12 @@ func TestBoundOnlyAnswersWithoutBlame(t *testing.T) {
 func TestDecisionsFollowSyncAndForget(t *testing.T) {
 	bare := fixtures.NewBare(t)
 	a := newRepo(t)
-	a.Commit("text: width", map[string]string{"text/width.go": widthV1})
+	a.Commit("text: width", map[string]string{"text/width.go": fixtures.WidthV1})
 	a.Git("remote", "add", "origin", bare)
 	a.Git("push", "-q", "origin", "main")
 	b := fixtures.Clone(t, bare)
 	b.MustGloss("init", "--no-mcp")
-	line := fmt.Sprintf("%d:%d", lineOf(t, widthV1, "n += runeWidth(r)"), lineOf(t, widthV1, "n += runeWidth(r)"))
+	line := fmt.Sprintf("%d:%d", lineOf(t, fixtures.WidthV1, "n += runeWidth(r)"), lineOf(t, fixtures.WidthV1, "n += runeWidth(r)"))
 	// B reads first: its index is built before the decision exists.
 	if regionWith(readJSON(t, b, "text/width.go", "--lines", line), widthConstraint) != nil {
 		t.Fatal("a decision before it was recorded")
