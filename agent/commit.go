@@ -183,3 +183,63 @@ func ReadSessions(repo *gitops.Repo, commits []string) (map[string][]SessionReco
 	}
 	return out, nil
 }
+
+// ImportSessions writes session records another tool kept (an import):
+// each record's Summary is taken as the raw prompt and stored as gloss
+// stores prompts, redacted with the repository's rules and cut short
+// (Summarize); a record whose id the commit's note already holds is
+// present, one whose id or prompt was forgotten (git gloss forget) is
+// skipped as forgotten. With dryRun it counts and writes nothing. The
+// ids must be derived from what the records were read from, so that
+// importing twice is importing once.
+func ImportSessions(ctx context.Context, repo *gitops.Repo, recs []SessionRecord, dryRun bool, res *notes.ImportResult) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	red, err := RedactorFor(repo)
+	if err != nil {
+		return err // a prompt that could not be checked is never kept
+	}
+	ts, err := notes.LoadTombstones(repo)
+	if err != nil {
+		return err
+	}
+	commits := make([]string, 0, len(recs))
+	for _, r := range recs {
+		commits = append(commits, r.Commit)
+	}
+	store := notes.Open(repo, Sessions)
+	existing, err := store.Read(commits)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, rs := range existing {
+		for _, r := range rs {
+			have[r.ID] = true
+		}
+	}
+	out := map[string][]any{}
+	for _, r := range recs {
+		res.Read++
+		switch {
+		case have[r.ID]:
+			res.Present++
+			continue
+		case ts != nil && ts.Forgotten(r.ID):
+			res.Forgotten++
+			continue
+		}
+		prompt := r.Summary
+		if r.Summary = red.Summarize(prompt); promptForgotten(ts, prompt) || promptForgotten(ts, r.Summary) {
+			r.Summary = ""
+		}
+		have[r.ID] = true
+		out[r.Commit] = append(out[r.Commit], r)
+		res.Written++
+	}
+	if dryRun || len(out) == 0 {
+		return nil
+	}
+	return store.AppendMany(ctx, out)
+}

@@ -86,7 +86,10 @@ var table = map[string]row{
 	"why":      {rank: capability, imports: []string{"annotate", "attribution", "config", "decisions", "fault", "gitops", "notes", "safepath", "schemas", "treesitter"}},
 
 	"agent": {rank: workflow, imports: []string{"annotate", "atomicfile", "capture", "config", "fault", "gitops", "guard", "lazyregexp", "notebook", "notes", "reconcile", "safepath", "schemas", "tasks", "toolsets", "why"}},
-	"forge": {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},
+	// entire reads Entire's checkpoints into agent's session records and
+	// attribution's line records: an import workflow over both.
+	"entire": {rank: workflow, imports: []string{"agent", "attribution", "fault", "gitops", "lazyregexp", "notes", "schemas"}},
+	"forge":  {rank: workflow, imports: []string{"annotate", "attribution", "buildinfo", "fault", "gitops", "lazyregexp", "noma", "notes", "reconcile", "schemas", "tasks"}},
 	// review composes the capabilities and forge's check into a pull
 	// request's report, and posts it: a team workflow on a forge, like forge.
 	"review": {rank: workflow, imports: []string{"agent", "annotate", "attribution", "buildinfo", "config", "fault", "forge", "gitops", "notes", "runenv", "schemas", "spec", "tasks", "why"}},
@@ -97,7 +100,7 @@ var table = map[string]row{
 	"web":   {rank: door, imports: []string{"annotate", "attribution", "fault", "gitops", "noma", "notebook", "notes", "reconcile", "review", "safepath", "schemas", "setup", "tasks", "why"}},
 	"lsp":   {rank: door, imports: []string{"annotate", "atomicfile", "attribution", "gitops", "reconcile", "treesitter", "why"}},
 
-	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "fault", "forge", "gitops", "hooks", "lsp", "mcp", "noma", "notebook", "notes", "reconcile", "review", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "toolsets", "web", "why"}},
+	"cli": {rank: commandLine, imports: []string{"agent", "annotate", "atomicfile", "attribution", "buildinfo", "detach", "editdist", "entire", "fault", "forge", "gitops", "hooks", "lsp", "mcp", "noma", "notebook", "notes", "reconcile", "review", "runenv", "safepath", "schemas", "setup", "spec", "tasks", "termtext", "toolsets", "web", "why"}},
 
 	"cmd/git-gloss": {rank: program, imports: []string{"cli", "runenv"}},
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/attribution"
+	"github.com/gloss-dev/gloss/entire"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
@@ -138,6 +139,7 @@ type ImportCmd struct {
 	Chronicle  ImportChronicleCmd  `cmd:"" help:"Read Chronicle's (Ultragit's) annotations into gloss records."`
 	AgentTrace ImportAgentTraceCmd `cmd:"" name:"agent-trace" help:"Read Agent Trace records (files or a notes ref) into line attribution."`
 	GitAI      ImportGitAICmd      `cmd:"" name:"git-ai" help:"Read git-ai's authorship logs (refs/notes/ai) into line attribution."`
+	Entire     ImportEntireCmd     `cmd:"" help:"Read Entire's checkpoints (entire/checkpoints/v1) into session records and line attribution."`
 }
 
 // ImportAgentTraceCmd is `git gloss import agent-trace`.
@@ -215,6 +217,82 @@ func (c *ImportGitAICmd) Run(g *Globals) error {
 		return err
 	}
 	return g.emitImport(res)
+}
+
+// ImportEntireCmd is `git gloss import entire`.
+type ImportEntireCmd struct {
+	Ref    string `name:"ref" placeholder:"REF" help:"Entire's checkpoints branch (default entire/checkpoints/v1, else origin's copy)."`
+	DryRun bool   `name:"dry-run" short:"n" help:"Count what would be imported; write nothing."`
+}
+
+// Help is the long help of import entire.
+func (ImportEntireCmd) Help() string {
+	return `Reads the committed checkpoints Entire (entireio/cli) keeps on its
+entire/checkpoints/v1 branch and attaches them to the commits whose
+message carries their "Entire-Checkpoint: <id>" trailer:
+
+  - each session of a checkpoint becomes a session record on that commit
+    (refs/notes/gloss/sessions): session id, agent, model (from the
+    transcript), the files it touched and its last prompt, redacted with
+    gloss's rules as a captured prompt is. The transcript is not kept.
+  - the lines the commit introduced get line attribution as far as
+    Entire's counts tell: Entire counted lines per commit (agent, human)
+    and listed the files its agent touched, never which line is whose. So
+    lines in files the agent did not touch are human; lines in files it
+    touched are ai when Entire counted no human line, or when the counts
+    match the files exactly (auto-commit checkpoints: always), else
+    mixed. Checkpoints without counts (older Entire) or naming no touched
+    file name no line.
+
+A checkpoint no commit names (its trailer was removed) has nothing to
+attach to: it is counted, not imported. Uncommitted work on Entire's
+shadow branches (entire/<commit>-<worktree>) is not read. Malformed
+metadata is skipped with a warning. Running it again writes nothing new;
+--dry-run counts only. What cannot be recovered: docs/migrating.md.
+
+  git fetch origin entire/checkpoints/v1:entire/checkpoints/v1
+  git gloss import entire --dry-run
+  git gloss import entire
+  git gloss blame src/main.go`
+}
+
+// Run imports Entire's checkpoints.
+func (c *ImportEntireCmd) Run(g *Globals) error {
+	repo, err := g.openRepo()
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	res, err := entire.Import(g.ctx, repo, entire.Options{Ref: c.Ref, DryRun: c.DryRun, Progress: g.progress})
+	g.progressDone()
+	if err != nil {
+		return err
+	}
+	return g.emit(res, func(s *styler) {
+		verb := "imported"
+		if res.DryRun {
+			verb = "would import"
+		}
+		s.printf("%s: %d checkpoint(s), %d named by no commit here\n", res.Branch, res.Checkpoints, res.Unlinked)
+		s.printf("%s %d session record(s) and %d attribution record(s) (%d ai, %d mixed, %d human line(s))\n", verb,
+			res.Sessions.Written, res.Attribution.Written, res.Lines["ai"], res.Lines["mixed"], res.Lines["human"])
+		for _, skip := range []struct {
+			n   int
+			why string
+		}{
+			{res.Sessions.Present + res.Attribution.Present, "already present"},
+			{res.Sessions.Missing + res.Attribution.Missing, "on commits this repository lacks"},
+			{res.Sessions.Forgotten + res.Attribution.Forgotten, "forgotten (git gloss forget)"},
+			{res.Attribution.Outranked, "attribution records that would change no line: the commit's own records name those lines on firmer ground"},
+		} {
+			if skip.n > 0 {
+				s.printf("  skipped %d: %s\n", skip.n, skip.why)
+			}
+		}
+		for _, w := range res.Warnings {
+			s.printf("warning: %s\n", w)
+		}
+	})
 }
 
 // ImportRecordsCmd is `git gloss import [FILE]`.

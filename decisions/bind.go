@@ -88,16 +88,11 @@ func formerNames(ctx context.Context, repo *gitops.Repo, tip, path string) []str
 	if tip == "" {
 		return names
 	}
-	renames, err := repo.Renames(ctx, tip)
+	former, err := repo.FormerNames(ctx, tip, path)
 	if err != nil {
 		return names
 	}
-	for old := range renames {
-		if old != path && gitops.FollowRename(renames, old) == path {
-			names = append(names, old)
-		}
-	}
-	return names
+	return append(names, former...)
 }
 
 // binder binds entries to one file's anchors: it asks for the outline

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"context"
 	"fmt"
 
 	git "github.com/libgit2/git2go/v34"
@@ -50,6 +51,20 @@ type DiffOptions struct {
 // DiffTrees compares the trees of two revisions. An empty oldRev means the
 // empty tree (everything in newRev is added).
 func (r *Repo) DiffTrees(oldRev, newRev string, opts DiffOptions) ([]Change, error) {
+	return r.diffTrees(context.Background(), oldRev, newRev, opts, false)
+}
+
+// DiffTreesCached is DiffTrees with hunks (opts.Hunks is implied) served
+// from the repository's hunk cache where it holds them (hunkcache.go), for
+// a diff of many files that is asked again: the same answer as DiffTrees,
+// without reading and diffing again the versions of a file seen before.
+func (r *Repo) DiffTreesCached(ctx context.Context, oldRev, newRev string, opts DiffOptions) ([]Change, error) {
+	opts.Hunks = true
+	return r.diffTrees(ctx, oldRev, newRev, opts, true)
+}
+
+// diffTrees is DiffTrees, through the hunk cache when cached.
+func (r *Repo) diffTrees(ctx context.Context, oldRev, newRev string, opts DiffOptions, cached bool) ([]Change, error) {
 	var oldTree *git.Tree
 	if oldRev != "" {
 		t, err := r.treeAt(oldRev)
@@ -73,7 +88,15 @@ func (r *Repo) DiffTrees(oldRev, newRev string, opts DiffOptions) ([]Change, err
 		return nil, fmt.Errorf("diff %s..%s: %w", oldRev, newRev, err)
 	}
 	defer d.Free()
-	return collectChanges(d, opts)
+	if !cached || !opts.Hunks {
+		return collectChanges(d, opts)
+	}
+	if !opts.NoRenames {
+		if err := findRenames(d); err != nil {
+			return nil, err
+		}
+	}
+	return r.diffCached(ctx, d, do, oldTree, newTree, !opts.NoRenames)
 }
 
 // DiffWorktree compares the tree of rev with the working tree (as git diff
@@ -126,32 +149,42 @@ func diffOptions(opts DiffOptions) (git.DiffOptions, error) {
 
 func collectChanges(d *git.Diff, opts DiffOptions) ([]Change, error) {
 	if !opts.NoRenames {
-		fo, err := git.DefaultDiffFindOptions()
-		if err != nil {
+		if err := findRenames(d); err != nil {
 			return nil, err
 		}
-		fo.Flags = git.DiffFindRenames | git.DiffFindForUntracked
-		if err := d.FindSimilar(&fo); err != nil {
-			return nil, fmt.Errorf("detect renames: %w", err)
-		}
 	}
-	if !opts.Hunks {
-		// Walking the deltas directly is several times faster than
-		// git_diff_foreach, which prepares each file's content.
-		n, err := d.NumDeltas()
-		if err != nil {
-			return nil, fmt.Errorf("read diff: %w", err)
-		}
-		out := make([]Change, 0, n)
-		for i := 0; i < n; i++ {
-			delta, err := d.Delta(i)
-			if err != nil {
-				return nil, fmt.Errorf("read diff: %w", err)
-			}
-			out = append(out, changeFrom(delta))
-		}
-		return out, nil
+	if opts.Hunks {
+		return walkHunks(d)
 	}
+	// Walking the deltas directly is several times faster than
+	// git_diff_foreach, which prepares each file's content.
+	deltas, err := allDeltas(d)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Change, 0, len(deltas))
+	for _, delta := range deltas {
+		out = append(out, changeFrom(delta))
+	}
+	return out, nil
+}
+
+// findRenames pairs deleted and added files into renames, as gloss's
+// diffs do unless told not to.
+func findRenames(d *git.Diff) error {
+	fo, err := git.DefaultDiffFindOptions()
+	if err != nil {
+		return err
+	}
+	fo.Flags = git.DiffFindRenames | git.DiffFindForUntracked
+	if err := d.FindSimilar(&fo); err != nil {
+		return fmt.Errorf("detect renames: %w", err)
+	}
+	return nil
+}
+
+// walkHunks lists the changes of a diff with their hunks.
+func walkHunks(d *git.Diff) ([]Change, error) {
 	var out []Change
 	err := d.ForEach(func(delta git.DiffDelta, _ float64) (git.DiffForEachHunkCallback, error) {
 		out = append(out, changeFrom(delta))

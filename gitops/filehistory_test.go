@@ -75,6 +75,18 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 			if want, err := repo.RenamesUncached(ctx, rev); err != nil || !maps.Equal(renames, want) {
 				t.Fatalf("%s: Renames(%.8s) = %v, want %v (%v)", phase, rev, renames, want, err)
 			}
+			for _, p := range append(slices.Collect(maps.Keys(renames)), slices.Collect(maps.Values(renames))...) {
+				var want []string
+				for old := range renames {
+					if old != p && gitops.FollowRename(renames, old) == p {
+						want = append(want, old)
+					}
+				}
+				slices.Sort(want)
+				if got, err := repo.FormerNames(ctx, rev, p); err != nil || !slices.Equal(got, want) {
+					t.Fatalf("%s: FormerNames(%.8s, %s) = %v, want %v (%v)", phase, rev, p, got, want, err)
+				}
+			}
 			h, err := repo.BuildFileHistory(ctx, rev, "b.go", 5, all)
 			if err != nil {
 				t.Fatal(err)

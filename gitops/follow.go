@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Renames returns the whole-file renames in the history of rev, oldest
@@ -20,14 +21,31 @@ import (
 // answered before is that one plus the renames of the commits between:
 // after the first, a call costs the commits made since (the latest
 // answers are kept to extend, and the first parent of a commit with none).
+//
+// The map returned is shared: callers read it, never change it.
 func (r *Repo) Renames(ctx context.Context, rev string) (map[string]string, error) {
 	commit, err := r.ResolveCommit(rev)
 	if err != nil {
 		return nil, err
 	}
+	if ix := r.seenRenames(commit); ix != nil {
+		return ix.renames, nil
+	}
 	if m, ok := decodeRenames(r.LoadCached("renames", commit)); ok {
+		r.rememberRenames(commit, m)
 		return m, nil
 	}
+	renames, err := r.renamesSince(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	r.rememberRenames(commit, renames)
+	return renames, nil
+}
+
+// renamesSince answers Renames for a commit the cache has not: from an
+// answered ancestor, or the first parent answered whole.
+func (r *Repo) renamesSince(ctx context.Context, commit string) (map[string]string, error) {
 	tips := strings.Fields(string(r.LoadCached("renames", "tips")))
 	base, from := "", map[string]string(nil)
 	for _, tip := range tips {
@@ -196,4 +214,68 @@ func (r *Repo) LogFollowPaths(ctx context.Context, rng, path string) ([]FileVers
 		log = append(log, v)
 	}
 	return log, nil
+}
+
+// renamesRead remembers the rename maps this process read, by commit:
+// the answer for a commit never changes, and a read of many files (a
+// review reads 900) asks for the same one for each file, which decoded
+// git/git's thousands of renames from the cache every time.
+var renamesRead = struct {
+	sync.Mutex
+	m map[string]*renameIndex
+}{m: map[string]*renameIndex{}}
+
+// renameIndex is one commit's renames and, built on first use, the
+// former names of every path that has some.
+type renameIndex struct {
+	renames map[string]string
+	once    sync.Once
+	former  map[string][]string
+}
+
+func (r *Repo) seenRenames(commit string) *renameIndex {
+	renamesRead.Lock()
+	defer renamesRead.Unlock()
+	return renamesRead.m[r.commonDir+"\x00"+commit]
+}
+
+func (r *Repo) rememberRenames(commit string, renames map[string]string) {
+	renamesRead.Lock()
+	defer renamesRead.Unlock()
+	if len(renamesRead.m) >= 8 { // a long-lived server asks about many tips: keep a few
+		clear(renamesRead.m)
+	}
+	renamesRead.m[r.commonDir+"\x00"+commit] = &renameIndex{renames: renames}
+}
+
+// FormerNames are the names path had before renames in rev's history
+// (Renames, followed to path), sorted; none when it had no other.
+func (r *Repo) FormerNames(ctx context.Context, rev, path string) ([]string, error) {
+	if _, err := r.Renames(ctx, rev); err != nil {
+		return nil, err
+	}
+	commit, err := r.ResolveCommit(rev)
+	if err != nil {
+		return nil, err
+	}
+	ix := r.seenRenames(commit)
+	if ix == nil { // dropped meanwhile by another goroutine's commit
+		renames, err := r.Renames(ctx, commit)
+		if err != nil {
+			return nil, err
+		}
+		ix = &renameIndex{renames: renames}
+	}
+	ix.once.Do(func() {
+		ix.former = map[string][]string{}
+		for old := range ix.renames {
+			if now := FollowRename(ix.renames, old); now != old {
+				ix.former[now] = append(ix.former[now], old)
+			}
+		}
+		for _, names := range ix.former {
+			slices.Sort(names)
+		}
+	})
+	return ix.former[path], nil
 }

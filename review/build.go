@@ -83,7 +83,7 @@ func Build(ctx context.Context, repo *gitops.Repo, opts Options) (*Report, error
 	wg.Add(2)
 	go func() { defer wg.Done(); commits, commitsErr = rangeCommits(ctx, repo, base, head) }()
 	go func() { defer wg.Done(); chk, chkErr = check(ctx, repo, base, head, opts.Remote) }()
-	files, err := changedFiles(repo, base, head, opts.MaxFiles, rep)
+	files, err := changedFiles(ctx, repo, base, head, opts.MaxFiles, rep)
 	wg.Wait()
 	if err = errors.Join(err, commitsErr, chkErr); err != nil {
 		return nil, err
@@ -202,9 +202,12 @@ func rangeCommits(ctx context.Context, repo *gitops.Repo, base, head string) ([]
 }
 
 // changedFiles diffs base..head and picks the files to examine: the
-// maxFiles with the most changed lines.
-func changedFiles(repo *gitops.Repo, base, head string, maxFiles int, rep *Report) ([]*fileWork, error) {
-	changes, err := repo.DiffTrees(base, head, gitops.DiffOptions{Hunks: true})
+// maxFiles with the most changed lines. The files' hunks come from the
+// repository's hunk cache when it has them: a review asked again, or of
+// a range that shares file versions with one reviewed before, diffs only
+// what it has not seen.
+func changedFiles(ctx context.Context, repo *gitops.Repo, base, head string, maxFiles int, rep *Report) ([]*fileWork, error) {
+	changes, err := repo.DiffTreesCached(ctx, base, head, gitops.DiffOptions{})
 	if err != nil {
 		return nil, err
 	}
