@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"sort"
+	"sync"
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/capture"
@@ -63,12 +64,20 @@ func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
 	var order []string
 	// A prompt whose summary was forgotten is never written again, even
 	// when the session state still holds it (tombstones a sync brought to
-	// a clone that has not run forget itself).
-	ts, _ := notes.LoadTombstones(repo)
-	// Redacted when stored, redacted again in case the rules learned
-	// something since (a team rule added, a new gloss): with no rules, no
-	// intent.
-	red, rerr := RedactorFor(repo)
+	// a clone that has not run forget itself). Redacted when stored,
+	// redacted again in case the rules learned something since (a team
+	// rule added, a new gloss): with no rules, no intent. Both are loaded
+	// for the first prompt only: compiling the rules costs a commit
+	// without an agent's edit about 100 ms.
+	var (
+		ts   *notes.Tombstones
+		red  *Redactor
+		rerr error
+	)
+	loadRules := sync.OnceFunc(func() {
+		ts, _ = notes.LoadTombstones(repo)
+		red, rerr = RedactorFor(repo)
+	})
 	for _, e := range taken.Edits {
 		hs := taken.Committed[e.File]
 		if hs == nil {
@@ -81,6 +90,9 @@ func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
 		}
 		// The prompt the edit answered.
 		intent := ""
+		if ss != nil {
+			loadRules()
+		}
 		if ss != nil && rerr == nil {
 			if p := ss.PromptBefore(e.Time); !promptForgotten(ts, p) {
 				if intent = red.Redact(p); promptForgotten(ts, intent) {

@@ -1,7 +1,9 @@
 package gitops_test
 
 import (
+	"os"
 	"testing"
+	"time"
 
 	"github.com/gloss-dev/gloss/fixtures"
 )
@@ -26,7 +28,19 @@ func TestWorktreeBlameWithAttributes(t *testing.T) {
 	// A file committed before an attribute that converts it: its bytes
 	// still hash to the committed blob, but git's clean conversion now
 	// changes them, so git diff (and git blame) see a change.
-	fx.Commit("crlf and id", map[string]string{"w.txt": "one\r\ntwo\r\n", "id.c": "/* $Id: 1234 $ */\nint y;\n"})
+	// Written an hour before they are staged: git then trusts the index
+	// for them (a racily clean file, one written in the index's second,
+	// would be hashed again, and the test would pass by luck).
+	fx.Write("w.txt", "one\r\ntwo\r\n")
+	fx.Write("id.c", "/* $Id: 1234 $ */\nint y;\n")
+	hourAgo := time.Now().Add(-time.Hour)
+	for _, f := range []string{"w.txt", "id.c"} {
+		if err := os.Chtimes(fx.Path(f), hourAgo, hourAgo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx.Git("add", "w.txt", "id.c")
+	fx.Git("commit", "-q", "-m", "crlf and id")
 	compareBlame(t, repo, "", "w.txt", 0, 0) // fills the cache: the next reads are warm
 	compareBlame(t, repo, "", "id.c", 0, 0)
 	fx.Write(".gitattributes", "*.txt text\n*.c ident\n")

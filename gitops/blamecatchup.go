@@ -120,6 +120,12 @@ func (r *Repo) blobSize(commit, path string) int64 {
 	if err != nil || blob == "" {
 		return 0
 	}
+	return r.BlobSize(blob)
+}
+
+// BlobSize is the size of a blob from its header (the content is not
+// read), 0 when it cannot be read.
+func (r *Repo) BlobSize(blob string) int64 {
 	id, err := oid(blob)
 	if err != nil {
 		return 0

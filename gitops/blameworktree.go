@@ -59,10 +59,20 @@ func (r *Repo) planWorktree(ctx context.Context, path string, start, end int) (*
 // worktreeFrom is the working-tree blame from base, the blame of head.
 func (r *Repo) worktreeFrom(ctx context.Context, head, path string, base *blameEntry, start, end int) (*Blame, error) {
 	attrs := r.attributeFiles(path)
-	if r.worktreeMatches(head, path, attrs) {
+	switch same, converts := r.worktreeMatches(head, path, attrs); {
+	case same && !converts:
+		return base.slice(start, end)
+	case same:
+		// head's bytes, but an attribute may convert them (text or eol
+		// on a file with CRLF, ident): git diff trusts the index for a
+		// file whose stat has not changed since it was staged, so it
+		// sees no change where git blame, converting the file, does.
+		if r.checkAttr(ctx, path, "text", "eol", "crlf", "ident", "filter", "working-tree-encoding") {
+			return r.Blame(ctx, "", path, start, end)
+		}
 		return base.slice(start, end)
 	}
-	if namesDriver(attrs) && r.convertedByDriver(ctx, path) {
+	if namesDriver(attrs) && r.checkAttr(ctx, path, "filter", "working-tree-encoding") {
 		return r.Blame(ctx, "", path, start, end)
 	}
 	files, err := r.commitDiff(ctx, head, "", []string{path}, false)
@@ -85,38 +95,39 @@ func (r *Repo) worktreeFrom(ctx context.Context, head, path string, base *blameE
 }
 
 // worktreeMatches reports whether the working-tree file is, byte for byte,
-// the version in head, so that its blame is head's and running git diff
-// can be skipped. git compares what its clean conversion makes of the
-// file, so the shortcut is taken only when that conversion cannot change
-// anything: no attributes file that could name a filter, ident, encoding
-// or eol for it, and no carriage return autocrlf could strip.
-// attrs are the attributes files that could apply to path (attributeFiles).
-func (r *Repo) worktreeMatches(head, path string, attrs []string) bool {
+// the version in head (same), so that running git diff can be skipped,
+// and whether git's clean conversion could still change it (converts):
+// git blame compares what that conversion makes of the file. It cannot
+// change anything with no attributes file that could name a filter,
+// ident, encoding or eol for it, and no carriage return autocrlf could
+// strip. attrs are the attributes files that could apply to path
+// (attributeFiles).
+func (r *Repo) worktreeMatches(head, path string, attrs []string) (same, converts bool) {
 	full := filepath.Join(r.root, filepath.FromSlash(path))
 	if info, err := os.Lstat(full); err != nil || !info.Mode().IsRegular() {
-		return false
+		return false, false
 	}
 	data, err := os.ReadFile(full)
 	if err != nil {
-		return false
+		return false, false
 	}
 	want, err := r.BlobAt(head, path)
 	if err != nil || want == "" {
-		return false
+		return false, false
 	}
 	odb, err := r.r.Odb()
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer odb.Free()
 	got, err := odb.Hash(data, git.ObjectBlob)
 	if err != nil || got.String() != want {
-		return false
+		return false, false
 	}
 	if bytes.IndexByte(data, '\r') >= 0 && r.autocrlf() {
-		return false
+		return true, true
 	}
-	return !attributesMayConvert(attrs, data)
+	return true, attributesMayConvert(attrs, data)
 }
 
 // autocrlf reports whether core.autocrlf asks git to convert line endings.
@@ -166,14 +177,15 @@ func namesDriver(files []string) bool {
 	return false
 }
 
-// convertedByDriver reports whether a filter driver or a working-tree
-// encoding applies to path. git blame converts the file itself, while git
-// diff trusts the index for a file whose stat has not changed since it was
-// staged, so after the attributes change the two disagree until the file
-// is staged again; gloss answers with git blame's own output for such a
-// file. A question git cannot answer counts as yes.
-func (r *Repo) convertedByDriver(ctx context.Context, path string) bool {
-	out, err := r.Git(ctx, "check-attr", "-z", "filter", "working-tree-encoding", "--", path)
+// checkAttr reports whether one of the attributes applies to path (is
+// set, or has a value), as git check-attr says. git blame converts the
+// file itself, while git diff trusts the index for a file whose stat has
+// not changed since it was staged, so after the attributes change the
+// two disagree until the file is staged again; gloss answers with git
+// blame's own output for such a file. A question git cannot answer counts
+// as yes.
+func (r *Repo) checkAttr(ctx context.Context, path string, attrs ...string) bool {
+	out, err := r.Git(ctx, append(append([]string{"check-attr", "-z"}, attrs...), "--", path)...)
 	if err != nil {
 		return true
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/detach"
 	"github.com/gloss-dev/gloss/gitops"
@@ -60,10 +61,14 @@ func (inv *Invocation) deferred() bool {
 // would still be blamed whole, past wholeBlameBudget bytes, waits: the
 // job goes to the worker, hooks.log says why, and `git gloss status`
 // shows it queued until the worker has run it.
+//
+// The annotation outlines each file the commit changed (tree-sitter):
+// past outlineBudget bytes of such code the job goes to the worker too.
 const (
 	catchUpMax       = 8
 	workerCatchUpMax = 256
 	wholeBlameBudget = 32 << 10
+	outlineBudget    = 128 << 10
 )
 
 // waits reports whether job costs more than a commit should wait for,
@@ -73,6 +78,12 @@ func (inv *Invocation) waits(ctx context.Context, job *Job) bool {
 	switch strings.ToLower(strings.TrimSpace(inv.Config["gloss.deferhooks"])) {
 	case "false", "no", "off", "0":
 		return false
+	}
+	if job.Annotation != nil {
+		if n, err := annotate.OutlineBytes(inv.Repo, job.Commit); err == nil && n > outlineBudget {
+			inv.note = fmt.Sprintf("deferred to the worker: %d KiB of changed code to outline", n>>10)
+			return true
+		}
 	}
 	if job.Attribution == nil {
 		return false // no blame to read: the blame cache's update is a diff

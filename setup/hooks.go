@@ -72,9 +72,17 @@ func shim(name string, o shimOptions) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#!/bin/sh\n%s v2 (%s). Installed by \"git gloss init\";\n", ShimMarker, name)
 	if o.teamDir != "" {
-		fmt.Fprintf(&b, "# it runs the team's hook in %s first. \"git gloss uninstall\" removes it.\nhook=%s\nchained=%s/\"$hook\"\n", o.teamDir, name, shellQuote(o.teamDir))
+		fmt.Fprintf(&b, "# it runs the team's hook in %s first. \"git gloss uninstall\" removes it.\nhook=%s\n", o.teamDir, name)
 	} else {
-		fmt.Fprintf(&b, "# \"git gloss uninstall\" removes it and restores any hook it chained.\nhook=%s\nchained=\"$(dirname \"$0\")/$hook%s\"\n", name, ChainedSuffix)
+		fmt.Fprintf(&b, "# \"git gloss uninstall\" removes it and restores any hook it chained.\nhook=%s\n", name)
+	}
+	// The shell's own expansions, not dirname: every process a shim
+	// starts is paid on every commit.
+	b.WriteString("case $0 in */*) here=${0%/*} ;; *) here=. ;; esac\n")
+	if o.teamDir != "" {
+		fmt.Fprintf(&b, "chained=%s/\"$hook\"\n", shellQuote(o.teamDir))
+	} else {
+		fmt.Fprintf(&b, "chained=\"$here/$hook%s\"\n", ChainedSuffix)
 	}
 	if o.forwardOnly {
 		b.WriteString(`if [ -x "$chained" ]; then exec "$chained" "$@"; fi
@@ -106,8 +114,21 @@ if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
 		// turned the AI-Share trailer on in .gloss/config.toml (git runs
 		// hooks at the top of the working tree): on every other commit
 		// the shim does not start git-gloss (hooks.nothingToDo says the
-		// same for a direct call).
-		b.WriteString(`[ -n "$1" ] && [ ! -e "$(dirname "$1")/SQUASH_MSG" ] && ! grep -qs ai_share_trailer .gloss/config.toml && exit "$status"
+		// same for a direct call). The shell reads the team file itself
+		// (grep was a process on every commit); past 2,000 lines it leaves
+		// the question to git-gloss.
+		b.WriteString(`if [ -n "$1" ]; then
+  case $1 in */*) msgdir=${1%/*} ;; *) msgdir=. ;; esac
+  share= n=0
+  if [ -f .gloss/config.toml ]; then
+    while IFS= read -r line || [ -n "$line" ]; do
+      n=$((n + 1))
+      case $line in *ai_share_trailer*) share=1 ;; esac
+      [ -n "$share" ] || [ "$n" -gt 2000 ] && { share=1; break; }
+    done <.gloss/config.toml
+  fi
+  [ ! -e "$msgdir/SQUASH_MSG" ] && [ -z "$share" ] && exit "$status"
+fi
 `)
 	}
 	input := ""
@@ -117,8 +138,8 @@ if [ -x "$chained" ]; then "$chained" "$@" <"$input" || status=$?; fi
 	b.WriteString("if command -v git-gloss >/dev/null 2>&1; then\n")
 	b.WriteString(`  git-gloss hook "$hook" "$@"` + input + " || status=$?\n")
 	if o.dogfood {
-		b.WriteString(`elif [ -x "$(dirname "$0")/../bin/git-gloss" ]; then
-  "$(dirname "$0")/../bin/git-gloss" hook "$hook" "$@"` + input + " || status=$?\n")
+		b.WriteString(`elif [ -x "$here/../bin/git-gloss" ]; then
+  "$here/../bin/git-gloss" hook "$hook" "$@"` + input + " || status=$?\n")
 	}
 	if name == PostCommit {
 		// One line per commit, from one hook only: the user learns why

@@ -32,7 +32,9 @@ import (
 // takes back the one an earlier init set.
 // 4: the prepare-commit-msg shim starts git-gloss when the team file turns
 // the AI-Share trailer on ([review] ai_share_trailer).
-const SetupVersion = 4
+// 5: the shims start no process but git-gloss (the shell's own expansions
+// where they ran dirname and grep: 3 processes on every commit).
+const SetupVersion = 5
 
 // setupVersionKey records, in the repository's git config, which
 // SetupVersion last ran init there.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -570,4 +571,55 @@ func TestReinitTakesBackTheDisplayRefAnEarlierInitSet(t *testing.T) {
 			t.Errorf("manifest still lists notes.displayRef: %s", data)
 		}
 	}
+}
+
+// The shims start no program but git-gloss: each process is paid on every
+// commit. Run with a PATH that holds git-gloss and git alone, the prepare-commit-msg
+// shim decides from the shell alone that gloss has no work (no squash, no
+// AI-Share trailer in the team file) and starts nothing; when the team file
+// names the trailer it asks git-gloss (hooks.log says it ran).
+func TestShimsStartNoOtherProgram(t *testing.T) {
+	fx := newRepo(t)
+	fx.MustGloss("init", "--no-mcp")
+	shell, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() // git-gloss and the git it runs: no dirname, no grep
+	for name, target := range map[string]string{"git-gloss": fixtures.Binary(t), "git": git} {
+		if err := os.Symlink(target, filepath.Join(path, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := func() bool {
+		t.Helper()
+		before, _ := os.ReadFile(fx.Path(".git/gloss/hooks.log"))
+		cmd := exec.Command(shell, ".git/hooks/prepare-commit-msg", ".git/COMMIT_EDITMSG", "message")
+		cmd.Dir = fx.Dir
+		cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir()}
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("prepare-commit-msg: %v\n%s", err, out)
+		}
+		after, _ := os.ReadFile(fx.Path(".git/gloss/hooks.log"))
+		return strings.Count(string(after), "prepare-commit-msg") > strings.Count(string(before), "prepare-commit-msg")
+	}
+	if ran() {
+		t.Error("no team file: the shim started git-gloss")
+	}
+	fx.Write(".gloss/config.toml", strings.Repeat("# a team's notes\n", 50)+"[review]\nai_share_trailer = true\n")
+	if !ran() {
+		t.Error("the team file turns the trailer on: the shim did not start git-gloss")
+	}
+	fx.Write(".gloss/config.toml", "[review]\n")
+	if ran() {
+		t.Error("a team file without the trailer: the shim started git-gloss")
+	}
+	// Too long to read in the shell: git-gloss decides (and, finding
+	// nothing to do, writes nothing); the shim still says nothing.
+	fx.Write(".gloss/config.toml", strings.Repeat("# a team's notes\n", 3000))
+	ran()
 }
