@@ -2,7 +2,9 @@ package attribution
 
 import (
 	"context"
+	"slices"
 
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
 )
 
@@ -13,17 +15,25 @@ import (
 // firmer ground already (gloss's own capture of the line), or it says
 // nothing new — is outranked. The rest are written, and merge with what
 // is there line by line (see mergeFile): nothing already recorded is
-// replaced by a record that names other lines.
+// replaced by a record that names other lines. A record that is
+// forgotten (git gloss forget), or supersedes a forgotten one, is never
+// written again: imported ids derive from what is imported, so a
+// re-import would otherwise bring it back.
 type admitter struct {
 	store *notes.Store
 	res   *notes.ImportResult
+	ts    *notes.Tombstones
 	ids   map[string]map[string]bool // commit -> every record id in its note
 	live  map[string][]*Record       // commit -> live records, admitted ones included
 	out   map[string][]any
 }
 
-func newAdmitter(store *notes.Store, res *notes.ImportResult) *admitter {
-	return &admitter{store: store, res: res, ids: map[string]map[string]bool{}, live: map[string][]*Record{}, out: map[string][]any{}}
+func newAdmitter(repo *gitops.Repo, res *notes.ImportResult) (*admitter, error) {
+	ts, err := notes.LoadTombstones(repo)
+	if err != nil {
+		return nil, err
+	}
+	return &admitter{store: notes.Open(repo, Ref), res: res, ts: ts, ids: map[string]map[string]bool{}, live: map[string][]*Record{}, out: map[string][]any{}}, nil
 }
 
 // load reads a commit's note once.
@@ -45,8 +55,12 @@ func (a *admitter) load(commit string) error {
 	return nil
 }
 
-// add counts rec as written, present or outranked.
+// add counts rec as forgotten, written, present or outranked.
 func (a *admitter) add(commit string, rec Record) error {
+	if a.ts.Forgotten(rec.ID) || slices.ContainsFunc(rec.Supersedes, a.ts.Forgotten) {
+		a.res.Forgotten++
+		return nil
+	}
 	if err := a.load(commit); err != nil {
 		return err
 	}

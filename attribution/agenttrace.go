@@ -299,7 +299,10 @@ func ImportTrace(ctx context.Context, repo *gitops.Repo, opts ImportOptions) (*n
 		}
 		in = append(in, recs...)
 	}
-	adm := newAdmitter(notes.Open(repo, Ref), res)
+	adm, err := newAdmitter(repo, res)
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range in {
 		res.Read++
 		commit := t.commit

@@ -33,14 +33,11 @@ type FileClaim struct {
 // nil, hears of each claim before it is read (a claim blames the commit's
 // changed files: seconds on a cold blame cache).
 func ImportFileClaims(ctx context.Context, repo *gitops.Repo, claims []FileClaim, dryRun bool, res *notes.ImportResult, progress func(done, total int)) (map[string]int, error) {
-	adm := newAdmitter(notes.Open(repo, Ref), res)
-	lines := map[string]int{}
-	// The ids derive from the claims, so a forgotten record would come
-	// back with the same id on a re-import: the tombstones stop it.
-	ts, err := notes.LoadTombstones(repo)
+	adm, err := newAdmitter(repo, res)
 	if err != nil {
 		return nil, err
 	}
+	lines := map[string]int{}
 	for i, cl := range claims {
 		if progress != nil {
 			progress(i, len(claims))
@@ -78,10 +75,6 @@ func ImportFileClaims(ctx context.Context, repo *gitops.Repo, claims []FileClaim
 			continue // nothing to say about this commit's lines: no record
 		}
 		res.Read++
-		if ts.Forgotten(b.rec.ID) {
-			res.Forgotten++
-			continue
-		}
 		written := res.Written
 		if err := adm.add(c.ID, b.record()); err != nil {
 			return nil, err

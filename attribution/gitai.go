@@ -64,7 +64,10 @@ func ImportGitAI(ctx context.Context, repo *gitops.Repo, ref string) (*notes.Imp
 	if len(entries) == 0 {
 		res.Warnings = append(res.Warnings, ref+": no notes")
 	}
-	adm := newAdmitter(notes.Open(repo, Ref), res)
+	adm, err := newAdmitter(repo, res)
+	if err != nil {
+		return nil, err
+	}
 	for _, e := range entries {
 		res.Read++
 		c, err := repo.LookupCommit(e.Object)

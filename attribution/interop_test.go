@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/gloss-dev/gloss/attribution"
 	"github.com/gloss-dev/gloss/fixtures"
 )
 
@@ -161,4 +162,27 @@ func TestImportGitAIAuthorshipLog(t *testing.T) {
 	const s = "ai/claude/claude-sonnet-4-5/conv_1"
 	expect(t, "main.rs from git-ai", who(blame(t, fx, "src/main.rs")),
 		s, s, s, s, "unknown", s, "unknown", "human", "human", "unknown", "ai/cursor/gpt-4/old", "unknown")
+
+	// A forgotten record stays forgotten: its id derives from the git-ai
+	// note, so a re-import would bring it back without the tombstones.
+	var rec struct {
+		ID string `json:"id"`
+	}
+	for _, line := range strings.Split(fx.Git("notes", "--ref", attribution.Ref, "show", c), "\n") {
+		if strings.Contains(line, `"source":"import"`) {
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if rec.ID == "" {
+		t.Fatalf("no imported record on %s:\n%s", c, fx.Git("notes", "--ref", attribution.Ref, "show", c))
+	}
+	fx.MustGloss("forget", rec.ID, "--reason", "test")
+	if out := fx.MustGloss("import", "git-ai", "--json"); !strings.Contains(out, `"forgotten":1`) || !strings.Contains(out, `"written":0`) {
+		t.Errorf("import after forget: %s; want the record forgotten, nothing written", out)
+	}
+	if note, _ := fx.GitErr("notes", "--ref", attribution.Ref, "show", c); strings.Contains(note, rec.ID) {
+		t.Error("the forgotten record came back")
+	}
 }
