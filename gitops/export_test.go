@@ -62,3 +62,19 @@ func (r *Repo) GraphFileLog(rev, path string, limit int) ([]string, bool) {
 	clear(fileLogs.m)
 	return r.graphFileLog(context.Background(), rev, path, limit)
 }
+
+// IsAncestorByWalk is IsAncestor answered by libgit2's walk alone.
+func (r *Repo) IsAncestorByWalk(a, b string) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	ao, err := oid(a)
+	if err != nil {
+		return false, err
+	}
+	bo, err := oid(b)
+	if err != nil {
+		return false, err
+	}
+	return r.r.DescendantOf(bo, ao)
+}

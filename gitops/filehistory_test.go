@@ -98,6 +98,9 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					if walked, err := repo.IsAncestorByWalk(a, b); err != nil || walked != exp {
+						t.Fatalf("%s: IsAncestor(%.8s, %.8s) = %v, libgit2's walk %v (%v)", phase, a, b, exp, walked, err)
+					}
 					if in, _ := repo.IsAncestor(b, rev); !in {
 						if known {
 							t.Fatalf("%s: from %.8s, IsAncestor(%.8s, %.8s) known for an unreachable commit", phase, rev, a, b)
