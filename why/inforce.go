@@ -161,7 +161,7 @@ func (r *reading) inForce(found []decisions.Bound) error {
 	}
 	r.res.Skipped = skipped
 	r.res.Stats.AnnotatedCommits = len(recs)
-	r.hist = fileHistory(r.ctx, r.repo, r.f, blamed)
+	r.blamedCommits = blamed
 	times := commitTimes(r.repo, r.blame, recs)
 	newest := time.Time{}
 	for _, t := range times {
@@ -397,8 +397,8 @@ func laterCommits(b *gitops.Blame, span annotate.Lines, annotated string, later 
 // libgit2 walks the history between them: seconds on a large one. For
 // how much changed since a record, the commit times tell.)
 func (r *reading) isLater(a, b string) bool {
-	if r.hist != nil {
-		if yes, known := r.hist.IsAncestor(a, b); known {
+	if h := r.history(); h != nil {
+		if yes, known := h.IsAncestor(a, b); known {
 			return yes
 		}
 	}
@@ -420,6 +420,16 @@ func (r *reading) commitTime(id string) time.Time {
 	}
 	r.committed[id] = t
 	return t
+}
+
+// history is the file's history over the blamed commits, read the first
+// time a record in force asks how much changed since it: a read that
+// finds none (most of a review's, file after file) does without.
+func (r *reading) history() *gitops.FileHistory {
+	if !r.histRead {
+		r.hist, r.histRead = fileHistory(r.ctx, r.repo, r.f, r.blamedCommits), true
+	}
+	return r.hist
 }
 
 // fileHistory is the cached history of the file read, built for the blamed

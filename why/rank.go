@@ -22,6 +22,9 @@ import (
 // are now (line attribution of the blamed lines): a function's whole span
 // for a record bound to it, the lines its commit wrote for one of lines.
 func (r *reading) attribute() {
+	if len(r.views) == 0 {
+		return // nothing to attribute: the blame's view is not read
+	}
 	attrs, err := attribution.OfBlame(r.repo, r.blame)
 	if err != nil {
 		return
@@ -43,7 +46,8 @@ func (r *reading) attribute() {
 // by score — and trims it to the budget, lowest first.
 func (r *reading) rankAndTrim() {
 	res, views := r.res, r.views
-	if trusted := trustedAuthors(r.repo); len(trusted) > 0 {
+	// With no view, the team's file of trusted authors is not read.
+	if trusted := trustedOf(r.repo, views); len(trusted) > 0 {
 		for i := range views {
 			views[i].Trust = "claim"
 			if isTrusted(r.repo, trusted, views[i]) {
@@ -198,6 +202,14 @@ func decode(recs []notes.Record) (decoded []annotate.Decoded, unknown int) {
 	}
 	unknown = len(live) - len(annotate.Decode(live)) - flags
 	return annotate.Live(recs, time.Now()), unknown
+}
+
+// trustedOf is trustedAuthors when there are views to mark, nil otherwise.
+func trustedOf(repo *gitops.Repo, views []RegionView) []string {
+	if len(views) == 0 {
+		return nil
+	}
+	return trustedAuthors(repo)
 }
 
 // trustedAuthors is the team's list of trusted authors ([annotations]

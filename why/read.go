@@ -171,10 +171,13 @@ type reading struct {
 	target annotate.Lines
 	// blame: the lines blamed (the target and its enclosing anchors) and
 	// the file's history, for how much changed since a record.
-	blamed    annotate.Lines
-	blame     *gitops.Blame
-	hist      *gitops.FileHistory
-	committed map[string]time.Time // committer times looked up
+	blamed   annotate.Lines
+	blame    *gitops.Blame
+	hist     *gitops.FileHistory // see history
+	histRead bool
+	// blamedCommits are the commits blame names, for the history.
+	blamedCommits []string
+	committed     map[string]time.Time // committer times looked up
 	// in force: the records found, as views.
 	views []RegionView
 }
