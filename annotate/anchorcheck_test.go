@@ -1,10 +1,10 @@
 package annotate_test
 
 import (
-	"errors"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/gloss-dev/gloss/fixtures"
 )
 
 // TestAnchorsGlossCannotPlaceAreRefused: an anchor in a language gloss
@@ -28,7 +28,7 @@ func TestAnchorsGlossCannotPlaceAreRefused(t *testing.T) {
 		{[]string{"--commit", "HEAD", "--file", "run.bash", "--anchor", "foo"}, 2, "gloss finds no anchors in this language"},
 	} {
 		out, err := fx.Gloss(append([]string{"annotate", "--intent", "x"}, c.args...)...)
-		if code := exitCodeOf(err); code != c.code || !strings.Contains(out, c.want) {
+		if code := fixtures.ExitCode(err); code != c.code || !strings.Contains(out, c.want) {
 			t.Errorf("annotate %v: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, out)
 		}
 	}
@@ -39,15 +39,4 @@ func TestAnchorsGlossCannotPlaceAreRefused(t *testing.T) {
 	}
 	// A file not written yet is left to the commit to resolve.
 	fx.MustGloss("annotate", "--file", "lib/new.go", "--anchor", "New", "--intent", "x")
-}
-
-func exitCodeOf(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
 }

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,17 +10,6 @@ import (
 	"github.com/gloss-dev/gloss/cli"
 	"github.com/gloss-dev/gloss/fixtures"
 )
-
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
-}
 
 func TestHelpVersionAndUsageErrors(t *testing.T) {
 	fixtures.Binary(t)
@@ -44,14 +32,14 @@ func TestHelpVersionAndUsageErrors(t *testing.T) {
 		t.Errorf("--version = %q, %v", v, err)
 	}
 	out, err := fx.Gloss("no-such-command")
-	if exitCode(err) != cli.ExitUsage || !strings.Contains(out, "error") {
-		t.Errorf("unknown command: exit %d, %q", exitCode(err), out)
+	if fixtures.ExitCode(err) != cli.ExitUsage || !strings.Contains(out, "error") {
+		t.Errorf("unknown command: exit %d, %q", fixtures.ExitCode(err), out)
 	}
-	if _, err := fx.Gloss("status", "--color", "purple"); exitCode(err) != cli.ExitUsage {
-		t.Errorf("bad enum value: exit %d", exitCode(err))
+	if _, err := fx.Gloss("status", "--color", "purple"); fixtures.ExitCode(err) != cli.ExitUsage {
+		t.Errorf("bad enum value: exit %d", fixtures.ExitCode(err))
 	}
-	if _, err := fx.Gloss("hook", "pre-commit"); exitCode(err) != cli.ExitUsage {
-		t.Errorf("unknown hook: exit %d", exitCode(err))
+	if _, err := fx.Gloss("hook", "pre-commit"); fixtures.ExitCode(err) != cli.ExitUsage {
+		t.Errorf("unknown hook: exit %d", fixtures.ExitCode(err))
 	}
 }
 
@@ -90,8 +78,8 @@ func TestDirectoryFlagAndNotARepository(t *testing.T) {
 	cmd.Dir = elsewhere
 	cmd.Env = fx.Env
 	stdout, err := cmd.Output()
-	if exitCode(err) != cli.ExitUsage {
-		t.Errorf("status outside a repo: exit %d", exitCode(err))
+	if fixtures.ExitCode(err) != cli.ExitUsage {
+		t.Errorf("status outside a repo: exit %d", fixtures.ExitCode(err))
 	}
 	var e map[string]any
 	if json.Unmarshal(stdout, &e) != nil || e["$schema"] != "gloss-error/v1" || e["kind"] != "usage" {
@@ -136,8 +124,8 @@ func TestSchemaCommand(t *testing.T) {
 	if props["$schema"].(map[string]any)["const"] != "gloss-status/v1" {
 		t.Errorf("$schema not pinned: %v", props["$schema"])
 	}
-	if _, err := fx.Gloss("schema", "nope"); exitCode(err) != cli.ExitNotFound {
-		t.Errorf("unknown schema: exit %d, want %d", exitCode(err), cli.ExitNotFound)
+	if _, err := fx.Gloss("schema", "nope"); fixtures.ExitCode(err) != cli.ExitNotFound {
+		t.Errorf("unknown schema: exit %d, want %d", fixtures.ExitCode(err), cli.ExitNotFound)
 	}
 }
 

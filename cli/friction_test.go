@@ -28,16 +28,16 @@ func TestReadExplainsItself(t *testing.T) {
 		t.Errorf("read of a mistyped anchor:\n%s", out)
 	}
 	out, err := fx.Gloss("history", "src")
-	if exitCode(err) != cli.ExitUsage || !strings.Contains(out, "src is a directory") || !strings.Contains(out, "git gloss summary src") {
-		t.Errorf("history of a directory: exit %d\n%s", exitCode(err), out)
+	if fixtures.ExitCode(err) != cli.ExitUsage || !strings.Contains(out, "src is a directory") || !strings.Contains(out, "git gloss summary src") {
+		t.Errorf("history of a directory: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
 
 	cmd := fx.Command("git", "gloss", "annotate", "--stdin")
 	cmd.Stdin = strings.NewReader(`{"file":"src/a.go","constraint":"x"}`)
 	stdin, err := cmd.CombinedOutput()
-	if exitCode(err) != cli.ExitUsage || !strings.Contains(string(stdin), `unknown field "constraint"; did you mean "constraints"?`) ||
+	if fixtures.ExitCode(err) != cli.ExitUsage || !strings.Contains(string(stdin), `unknown field "constraint"; did you mean "constraints"?`) ||
 		!strings.Contains(string(stdin), "git gloss schema annotate-context") {
-		t.Errorf("annotate --stdin with a wrong field name: exit %d\n%s", exitCode(err), stdin)
+		t.Errorf("annotate --stdin with a wrong field name: exit %d\n%s", fixtures.ExitCode(err), stdin)
 	}
 
 	bare := fixtures.NewBare(t)
@@ -74,11 +74,11 @@ func TestTemplatesAndMarkExplained(t *testing.T) {
 	if out := fx.MustGloss("spec", "validate"); !strings.Contains(out, "PASS .gloss/specs/api.spec.yaml") {
 		t.Errorf("the new spec does not validate:\n%s", out)
 	}
-	if out, err := fx.Gloss("spec", "new", "api"); exitCode(err) != cli.ExitConflict || !strings.Contains(out, "already exists") {
-		t.Errorf("spec new over an existing spec: exit %d\n%s", exitCode(err), out)
+	if out, err := fx.Gloss("spec", "new", "api"); fixtures.ExitCode(err) != cli.ExitConflict || !strings.Contains(out, "already exists") {
+		t.Errorf("spec new over an existing spec: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
-	if _, err := fx.Gloss("spec", "new", "../escape"); exitCode(err) != cli.ExitUsage {
-		t.Errorf("spec new ../escape: exit %d", exitCode(err))
+	if _, err := fx.Gloss("spec", "new", "../escape"); fixtures.ExitCode(err) != cli.ExitUsage {
+		t.Errorf("spec new ../escape: exit %d", fixtures.ExitCode(err))
 	}
 	out = fx.MustGloss("doc", "new", "docs/release-plan.noma", "--json")
 	if !strings.Contains(out, `"path":"docs/release-plan.noma"`) {
@@ -87,8 +87,8 @@ func TestTemplatesAndMarkExplained(t *testing.T) {
 	if out := fx.MustGloss("doc", "check", "docs/release-plan.noma"); !strings.Contains(out, "No issues found") {
 		t.Errorf("the new document does not check clean:\n%s", out)
 	}
-	if out, err := fx.Gloss("doc", "new", "notes.txt"); exitCode(err) != cli.ExitUsage || !strings.Contains(out, "notes.txt: a Noma document's name ends in .noma") {
-		t.Errorf("doc new notes.txt: exit %d\n%s", exitCode(err), out)
+	if out, err := fx.Gloss("doc", "new", "notes.txt"); fixtures.ExitCode(err) != cli.ExitUsage || !strings.Contains(out, "notes.txt: a Noma document's name ends in .noma") {
+		t.Errorf("doc new notes.txt: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
 
 	fx.Git("add", "-A")

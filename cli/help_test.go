@@ -25,8 +25,8 @@ func TestHelpCommandAndTypos(t *testing.T) {
 		t.Fatalf("help task ready: %v\n%s", err, out)
 	}
 	out, err = fx.Gloss("help", "tsak")
-	if exitCode(err) != cli.ExitUsage || !strings.Contains(out, `did you mean "task"`) {
-		t.Fatalf("help tsak: exit %d\n%s", exitCode(err), out)
+	if fixtures.ExitCode(err) != cli.ExitUsage || !strings.Contains(out, `did you mean "task"`) {
+		t.Fatalf("help tsak: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
 
 	for _, c := range []struct {
@@ -39,8 +39,8 @@ func TestHelpCommandAndTypos(t *testing.T) {
 		{[]string{"frobnicate"}, `"frobnicate" is not a git gloss command (see 'git gloss help')`},
 	} {
 		out, err := fx.Gloss(c.args...)
-		if exitCode(err) != cli.ExitUsage {
-			t.Errorf("%v: exit %d, want %d", c.args, exitCode(err), cli.ExitUsage)
+		if fixtures.ExitCode(err) != cli.ExitUsage {
+			t.Errorf("%v: exit %d, want %d", c.args, fixtures.ExitCode(err), cli.ExitUsage)
 		}
 		if lines := fixtures.Lines(out); len(lines) != 1 || !strings.Contains(out, c.want) {
 			t.Errorf("%v: want one line containing %q, got:\n%s", c.args, c.want, out)
@@ -48,8 +48,8 @@ func TestHelpCommandAndTypos(t *testing.T) {
 	}
 	// Any other usage error says where to read more, in two lines at most.
 	out, err = fx.Gloss("read")
-	if exitCode(err) != cli.ExitUsage || len(fixtures.Lines(out)) > 2 || !strings.Contains(out, "git gloss help read") {
-		t.Errorf("read without a path: exit %d\n%s", exitCode(err), out)
+	if fixtures.ExitCode(err) != cli.ExitUsage || len(fixtures.Lines(out)) > 2 || !strings.Contains(out, "git gloss help read") {
+		t.Errorf("read without a path: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
 }
 

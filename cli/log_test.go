@@ -49,7 +49,7 @@ func TestLogShowsReadableRecordsUnderEachCommit(t *testing.T) {
 	if strings.Contains(out, "lib: parser") || !strings.Contains(out, "Author: ") || !strings.Contains(out, "    docs") {
 		t.Errorf("log -- README:\n%s", out)
 	}
-	if _, err := fx.Gloss("log", "--no-such-flag"); exitCode(err) != 2 {
-		t.Errorf("a flag git log refuses: exit %d, want 2", exitCode(err))
+	if _, err := fx.Gloss("log", "--no-such-flag"); fixtures.ExitCode(err) != 2 {
+		t.Errorf("a flag git log refuses: exit %d, want 2", fixtures.ExitCode(err))
 	}
 }

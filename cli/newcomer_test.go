@@ -21,8 +21,8 @@ func TestBareGlossPrintsTheOverview(t *testing.T) {
 	fixtures.Binary(t)
 	fx := fixtures.NewRepo(t)
 	out, err := fx.Run("git", "gloss")
-	if exitCode(err) != cli.ExitOK {
-		t.Fatalf("git gloss: exit %d\n%s", exitCode(err), out)
+	if fixtures.ExitCode(err) != cli.ExitOK {
+		t.Fatalf("git gloss: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
 	for _, want := range []string{"Usage: git gloss <command>", "Get started in a repository", "task", "read"} {
 		if !strings.Contains(out, want) {
@@ -81,12 +81,12 @@ func TestDependsOnTakesPartOfAnID(t *testing.T) {
 	if file := fx.Read(".gloss/tasks/" + third.ID + ".md"); !strings.Contains(file, second.ID) {
 		t.Errorf("task update --depends-on did not store the whole id %s:\n%s", second.ID, file)
 	}
-	if out, err := fx.Gloss("task", "add", "x", "--depends-on", "zzzzzz"); exitCode(err) != cli.ExitNotFound {
-		t.Errorf("an unknown dependency: exit %d\n%s", exitCode(err), out)
+	if out, err := fx.Gloss("task", "add", "x", "--depends-on", "zzzzzz"); fixtures.ExitCode(err) != cli.ExitNotFound {
+		t.Errorf("an unknown dependency: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
 	date := first.ID[:10] // both tasks were made today: the date is in both
-	if out, err := fx.Gloss("task", "add", "x", "--depends-on", date); exitCode(err) != cli.ExitConflict || !strings.Contains(out, "Ambiguous") {
-		t.Errorf("an ambiguous dependency: exit %d\n%s", exitCode(err), out)
+	if out, err := fx.Gloss("task", "add", "x", "--depends-on", date); fixtures.ExitCode(err) != cli.ExitConflict || !strings.Contains(out, "Ambiguous") {
+		t.Errorf("an ambiguous dependency: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
 }
 
@@ -195,8 +195,8 @@ func TestSyncSaysWhereAndDryRunChangesNothing(t *testing.T) {
 	fx := fixtures.NewRepo(t)
 	fx.MustGloss("init", "--no-mcp")
 	fx.Commit("add a", map[string]string{"a.go": "package a\n"})
-	if out, err := fx.Gloss("sync"); exitCode(err) != cli.ExitUsage || !strings.Contains(out, "git remote add") {
-		t.Errorf("sync with no remote: exit %d\n%s", exitCode(err), out)
+	if out, err := fx.Gloss("sync"); fixtures.ExitCode(err) != cli.ExitUsage || !strings.Contains(out, "git remote add") {
+		t.Errorf("sync with no remote: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
 	bare := fixtures.NewBare(t)
 	fx.Git("remote", "add", "team", bare)
@@ -244,7 +244,7 @@ func TestSyncSaysWhereAndDryRunChangesNothing(t *testing.T) {
 		t.Errorf("dry run of a clone behind:\n%s", out)
 	}
 	fx.Git("remote", "add", "other", fixtures.NewBare(t))
-	if out, err := fx.Gloss("sync"); exitCode(err) != cli.ExitUsage || !strings.Contains(out, "name one") {
-		t.Errorf("sync with two remotes and no origin: exit %d\n%s", exitCode(err), out)
+	if out, err := fx.Gloss("sync"); fixtures.ExitCode(err) != cli.ExitUsage || !strings.Contains(out, "name one") {
+		t.Errorf("sync with two remotes and no origin: exit %d\n%s", fixtures.ExitCode(err), out)
 	}
 }

@@ -3,7 +3,6 @@ package entire_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -420,18 +419,7 @@ func TestImportEntireWithoutEntireData(t *testing.T) {
 		}
 	}
 	out, err = fx.Gloss("import", "entire", "--ref", "nope")
-	if code := exitCode(err); code != 3 || !strings.Contains(out, "--ref nope: no such ref") {
+	if code := fixtures.ExitCode(err); code != 3 || !strings.Contains(out, "--ref nope: no such ref") {
 		t.Errorf("--ref nope: exit %d\n%s", code, out)
 	}
-}
-
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
 }

@@ -163,7 +163,7 @@ func TestSpecsFolderSetting(t *testing.T) {
 	mustNotContain(t, "specs", paths, ".gloss/specs/doc.spec.yaml")
 
 	r.Write(".gloss/config.toml", "[specs]\npath = \"../elsewhere\"\n")
-	if out, err := r.Gloss("spec", "status"); exitCode(err) != 2 || !strings.Contains(out, "inside the repository") {
+	if out, err := r.Gloss("spec", "status"); fixtures.ExitCode(err) != 2 || !strings.Contains(out, "inside the repository") {
 		t.Fatalf("a folder outside the repository is a usage error: %v\n%s", err, out)
 	}
 }

@@ -134,14 +134,14 @@ func TestHostileInputAndPlainBase(t *testing.T) {
 		{"spec", "mark", "../outside.go"},
 	} {
 		out, err := r.Gloss(args...)
-		if exitCode(err) != 2 {
+		if fixtures.ExitCode(err) != 2 {
 			t.Errorf("%q: want exit 2, got %v\n%s", args, err, out)
 		}
 	}
-	if out, err := r.Gloss("spec", "diff", "nosuch", "--base", "main"); exitCode(err) != 3 || !strings.Contains(out, "no spec") {
+	if out, err := r.Gloss("spec", "diff", "nosuch", "--base", "main"); fixtures.ExitCode(err) != 3 || !strings.Contains(out, "no spec") {
 		t.Errorf("unknown spec: want exit 3, got %v\n%s", err, out)
 	}
-	if out, err := r.Gloss("spec", "diff", "api\xff", "--base", "main"); exitCode(err) != 2 || !strings.Contains(out, "not valid UTF-8") {
+	if out, err := r.Gloss("spec", "diff", "api\xff", "--base", "main"); fixtures.ExitCode(err) != 2 || !strings.Contains(out, "not valid UTF-8") {
 		t.Errorf("invalid UTF-8: want exit 2, got %v\n%s", err, out)
 	}
 	mb := specDiff(t, r, "api")

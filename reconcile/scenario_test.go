@@ -435,7 +435,7 @@ func TestScenario12ValidatePaths(t *testing.T) {
 	r := todo(t)
 	r.Write(".gloss/specs/bad.spec.yaml", "schema_version: '0.8'\nintent: x\nartifacts: {}\n")
 	out, err := r.Gloss("spec", "validate", r.Path(".gloss/specs/bad.spec.yaml"))
-	if exitCode(err) != 1 || !strings.Contains(out, "FAIL .gloss/specs/bad.spec.yaml") || !strings.Contains(out, "line 1: /: missing required key \"behaviors\"") {
+	if fixtures.ExitCode(err) != 1 || !strings.Contains(out, "FAIL .gloss/specs/bad.spec.yaml") || !strings.Contains(out, "line 1: /: missing required key \"behaviors\"") {
 		t.Fatalf("absolute invalid: %v\n%s", err, out)
 	}
 	cmd := r.Command(fixtures.Binary(t), "spec", "validate", "../specs/api.spec.yaml")
@@ -443,11 +443,11 @@ func TestScenario12ValidatePaths(t *testing.T) {
 	if data, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(data), "PASS .gloss/specs/api.spec.yaml") {
 		t.Fatalf("relative: %v\n%s", err, data)
 	}
-	if out, err := r.Gloss("spec", "validate", "README.md"); exitCode(err) != 2 || !strings.Contains(out, "not a spec file") {
+	if out, err := r.Gloss("spec", "validate", "README.md"); fixtures.ExitCode(err) != 2 || !strings.Contains(out, "not a spec file") {
 		t.Fatalf("non-spec file: %v\n%s", err, out)
 	}
 	r.Write(".gloss/specs/bad.spec.yaml", "schema_version: '0.8'\n  - : [\n\xff")
-	if out, err := r.Gloss("spec", "validate", ".gloss/specs/bad.spec.yaml"); exitCode(err) != 1 || !strings.Contains(out, "FAIL") {
+	if out, err := r.Gloss("spec", "validate", ".gloss/specs/bad.spec.yaml"); fixtures.ExitCode(err) != 1 || !strings.Contains(out, "FAIL") {
 		t.Fatalf("malformed: %v\n%s", err, out)
 	}
 	// The tools keep working next to a broken spec, and say why it is
@@ -500,14 +500,4 @@ func TestScenario13InitTwice(t *testing.T) {
 	}
 	d := specDiff(t, r, "api")
 	mustContain(t, "skipped after init", d.Skipped, "internal/api/handlers.go")
-}
-
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	return -1
 }

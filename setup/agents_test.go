@@ -235,7 +235,7 @@ func TestAgentInstallLeavesAnUnparseableFileAloneAndSaysWhere(t *testing.T) {
 	if err == nil {
 		t.Fatalf("agent install succeeded over a broken settings.json:\n%s", out)
 	}
-	if code := exitCode(err); code != 2 {
+	if code := fixtures.ExitCode(err); code != 2 {
 		t.Errorf("exit code %d, want 2 (usage)", code)
 	}
 	if !strings.Contains(out, "left "+fx.Path(".claude/settings.json")+" untouched") || !strings.Contains(out, "line 4, column 3") {
@@ -397,13 +397,6 @@ func envValue(fx *fixtures.Repo, key string) string {
 		}
 	}
 	return ""
-}
-
-func exitCode(err error) int {
-	if e, ok := err.(interface{ ExitCode() int }); ok {
-		return e.ExitCode()
-	}
-	return -1
 }
 
 // The manifest is shared by a repository's worktrees: what install wrote in

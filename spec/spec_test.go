@@ -2,7 +2,6 @@ package spec_test
 
 import (
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -147,7 +146,7 @@ func TestValidateCommand(t *testing.T) {
 	}
 	r.Write(".gloss/specs/broken.spec.yaml", "schema_version: 0.8\nintent: x\nartifacts: {}\n")
 	out, err := r.Gloss("spec", "validate")
-	if code := exitCode(err); code != 1 {
+	if code := fixtures.ExitCode(err); code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}
 	if !strings.Contains(out, "FAIL .gloss/specs/broken.spec.yaml") || !strings.Contains(out, "line 1: /schema_version: must be a string") {
@@ -164,10 +163,10 @@ func TestValidateCommand(t *testing.T) {
 	if err := json.Unmarshal(data, &res); err != nil || res.Passed != 1 || res.Failed != 0 || res.Files[0].Path != ".gloss/specs/api.spec.yaml" {
 		t.Fatalf("validate one file: %s (%v)", data, err)
 	}
-	if _, err := r.Gloss("spec", "validate", "nowhere"); exitCode(err) != 3 {
+	if _, err := r.Gloss("spec", "validate", "nowhere"); fixtures.ExitCode(err) != 3 {
 		t.Fatalf("a missing path must exit 3, got %v", err)
 	}
-	if _, err := r.Gloss("spec", "validate", "../outside"); exitCode(err) != 2 {
+	if _, err := r.Gloss("spec", "validate", "../outside"); fixtures.ExitCode(err) != 2 {
 		t.Fatalf("a path outside the repository must exit 2, got %v", err)
 	}
 	// No specs at all: exit 0 with a warning.
@@ -193,14 +192,4 @@ func TestSchemaCommand(t *testing.T) {
 	if len(req) != 3 {
 		t.Fatalf("required: %v", req)
 	}
-}
-
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	return -1
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,14 +116,14 @@ func TestReadFallbacksAndErrors(t *testing.T) {
 		t.Errorf("a file without annotations: %+v", empty)
 	}
 	out, err := fx.Gloss("read", "no/such/file.go")
-	if code := exitCode(err); code != 3 || !strings.Contains(out, "no such file") {
+	if code := fixtures.ExitCode(err); code != 3 || !strings.Contains(out, "no such file") {
 		t.Errorf("missing file: exit %d, %s", code, out)
 	}
-	if _, err := fx.Gloss("read", "../outside.go"); exitCode(err) != 2 {
-		t.Errorf("path outside the repository: exit %d", exitCode(err))
+	if _, err := fx.Gloss("read", "../outside.go"); fixtures.ExitCode(err) != 2 {
+		t.Errorf("path outside the repository: exit %d", fixtures.ExitCode(err))
 	}
-	if _, err := fx.Gloss("read", "lib/client.go", "--lines", "9:3"); exitCode(err) != 2 {
-		t.Errorf("bad range: exit %d", exitCode(err))
+	if _, err := fx.Gloss("read", "lib/client.go", "--lines", "9:3"); fixtures.ExitCode(err) != 2 {
+		t.Errorf("bad range: exit %d", fixtures.ExitCode(err))
 	}
 	// Uncommitted lines are said to be uncommitted.
 	fx.Write("lib/client.go", fx.Read("lib/client.go")+"\nfunc Extra() {}\n")
@@ -132,16 +131,6 @@ func TestReadFallbacksAndErrors(t *testing.T) {
 	if len(res.Regions) != 0 || !strings.Contains(strings.Join(res.Notes, " "), "not committed") {
 		t.Errorf("uncommitted anchor: %+v", res)
 	}
-}
-
-func exitCode(err error) int {
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
 }
 
 func TestTrimToTokenBudget(t *testing.T) {
@@ -236,8 +225,8 @@ func TestDepsHistorySummary(t *testing.T) {
 	if got["Parse"].Intent != "lib: parse 11 back" || got["Parse"].Records < 10 {
 		t.Errorf("summary Parse = %+v", got["Parse"])
 	}
-	if _, err := fx.Gloss("summary", "nowhere"); exitCode(err) != 3 {
-		t.Errorf("summary of a missing path: exit %d", exitCode(err))
+	if _, err := fx.Gloss("summary", "nowhere"); fixtures.ExitCode(err) != 3 {
+		t.Errorf("summary of a missing path: exit %d", fixtures.ExitCode(err))
 	}
 }
 
@@ -396,7 +385,7 @@ func TestReadAnEditorsBuffer(t *testing.T) {
 	if fx.Read("lib/client.go") != today {
 		t.Fatal("the working-tree file changed")
 	}
-	if _, err := fx.Gloss("read", "lib/client.go", "--contents", file, "--rev", "HEAD"); exitCode(err) != 2 {
-		t.Errorf("--contents with --rev: exit %d, want 2 (usage)", exitCode(err))
+	if _, err := fx.Gloss("read", "lib/client.go", "--contents", file, "--rev", "HEAD"); fixtures.ExitCode(err) != 2 {
+		t.Errorf("--contents with --rev: exit %d, want 2 (usage)", fixtures.ExitCode(err))
 	}
 }

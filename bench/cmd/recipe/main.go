@@ -116,7 +116,7 @@ func measure(rc bench.Recipe, src, dir, bin string, runs, hookRuns, mcpCalls int
 	commits, _ := exec.Command("git", "-C", e.Dir, "rev-list", "--count", "HEAD").Output()
 	fmt.Printf("clone %s at %s (%s commits): %s %s, lines %d-%d\n\n", e.Dir, e.Rev, strings.TrimSpace(string(commits)), e.File, e.Anchor, e.Start, e.End)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "case\tgloss\tgit blame -L\tgloss/git\tgloss CPU\tgit CPU\tCPU gloss/git\t")
+	fmt.Fprintln(w, "case\tgloss\tgit (blame -L, or the same)\tgloss/git\tgloss CPU\tgit CPU\tCPU gloss/git\t")
 	cases := e.FirstAndWarm()
 	if all {
 		cases = e.Cases()
