@@ -32,8 +32,9 @@ import (
 // no other configuration for a tree-to-tree diff (it has no diff.algorithm,
 // no textconv, no whitespace options unless passed), and gloss passes
 // none. Entries live in the repository's keyed cache under the git dir
-// (LoadCached, StoreCached), written atomically and bounded with the
-// blames; an entry that does not decode whole is ignored and rewritten.
+// (LoadCached, storeCachedUnsynced), replaced atomically and bounded with
+// the blames; an entry that does not decode whole is ignored and
+// rewritten.
 
 const (
 	hunkCacheKind    = "hunks"
@@ -82,7 +83,7 @@ func (r *Repo) diffCached(ctx context.Context, d *git.Diff, do git.DiffOptions, 
 	}
 	for _, i := range missing {
 		out[i].Binary, out[i].Hunks = fresh[i].Binary, fresh[i].Hunks
-		r.StoreCached(hunkCacheKind, keys[i], encodeHunks(hunkEntry{binary: fresh[i].Binary, hunks: fresh[i].Hunks}))
+		r.storeCachedUnsynced(hunkCacheKind, keys[i], encodeHunks(hunkEntry{binary: fresh[i].Binary, hunks: fresh[i].Hunks}))
 	}
 	return out, nil
 }
