@@ -42,6 +42,23 @@ func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
 func (r *Repo) GitInput(ctx context.Context, in io.Reader, args ...string) ([]byte, error) {
 	cmd := r.Command(ctx, args...)
 	cmd.Stdin = in
+	return runGit(ctx, cmd, args)
+}
+
+// GitWalk runs a git command that only reads history (rev-list,
+// merge-base) over the blame graph when there is one: git reads parents
+// and generations from its commit-graph instead of parsing every commit
+// (a merge base and the rev-list of an 800-commit range of git/git: 0.6 s
+// of CPU without). It must write no object: they would land in the
+// graph's directory.
+func (r *Repo) GitWalk(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := r.Command(ctx, args...)
+	cmd.Env = append(cmd.Env, r.blameGraphEnv()...)
+	return runGit(ctx, cmd, args)
+}
+
+// runGit runs a prepared git command and returns its standard output.
+func runGit(ctx context.Context, cmd *exec.Cmd, args []string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

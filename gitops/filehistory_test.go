@@ -68,6 +68,12 @@ func TestFileHistoryFromGraphEqualsPlainWalk(t *testing.T) {
 					}
 				}
 			}
+			// A walk over the graph lists what git's own does.
+			walked, err1 := repo.GitWalk(ctx, "rev-list", "--parents", rev)
+			plain, err2 := repo.Git(ctx, "rev-list", "--parents", rev)
+			if err1 != nil || err2 != nil || string(walked) != string(plain) {
+				t.Fatalf("%s: GitWalk rev-list %.8s = %q, want %q (%v, %v)", phase, rev, walked, plain, err1, err2)
+			}
 			renames, err := repo.Renames(ctx, rev)
 			if err != nil {
 				t.Fatal(err)

@@ -194,7 +194,7 @@ func fetch(ctx context.Context, repo *gitops.Repo, remote string) error {
 
 // rangeCommits lists base..head, newest first.
 func rangeCommits(ctx context.Context, repo *gitops.Repo, base, head string) ([]string, error) {
-	out, err := repo.Git(ctx, "rev-list", head, "^"+base)
+	out, err := repo.GitWalk(ctx, "rev-list", head, "^"+base)
 	if err != nil {
 		return nil, err
 	}

@@ -78,11 +78,11 @@ func defaultBase(ctx context.Context, repo *gitops.Repo, remote string, env func
 }
 
 // mergeBase asks git, whose walk uses the commit-graph when the clone has
-// one (libgit2's does not).
+// one, or the blame graph's (libgit2's walk uses neither).
 func mergeBase(ctx context.Context, repo *gitops.Repo, a, b string) (string, error) {
 	if a == b {
 		return a, nil
 	}
-	out, err := repo.Git(ctx, "merge-base", a, b)
+	out, err := repo.GitWalk(ctx, "merge-base", a, b)
 	return strings.TrimSpace(string(out)), err
 }
