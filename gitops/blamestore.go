@@ -26,11 +26,11 @@ const (
 	blameCacheVersion = "gloss-blame v1"
 	// blameCacheMax bounds the number of cached blames; past it the least
 	// recently used are dropped. Every kind counts (blames, histories,
-	// attribution views, outlines, renames), and one reviewed file needs
-	// about seven of them (each side's blame, history and outline, the
-	// attribution view): at 4,000 a review of git/git's 902-file
-	// 200-commit range evicts its own entries while it runs, and the
-	// next run blames again. 16,000 holds a 1,000-file review and the
+	// attribution views, outlines, renames, hunks), and one reviewed file
+	// needs about eight of them (each side's blame, history and outline,
+	// the attribution view, its hunks): at 4,000 a review of git/git's
+	// 902-file 200-commit range evicts its own entries while it runs, and
+	// the next run blames again. 16,000 holds a 1,000-file review and the
 	// reads around it (about 14 kB an entry there: 220 MB at worst).
 	blameCacheMax = 16000
 )

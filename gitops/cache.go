@@ -10,8 +10,9 @@ import (
 
 // The repository's keyed cache: rebuildable results of the layers above
 // and of gitops itself (the outline of a file version in why, attribution
-// views, the renames of a commit), kept beside the blames under
-// <git dir>/gloss/blame and under the same size bound (trimBlameCache).
+// views, the renames of a commit, a file change's hunks), kept beside the
+// blames under <git dir>/gloss/blame and under the same size bound
+// (trimBlameCache).
 // What a kind holds and how it is keyed lives with its owner.
 
 // LoadCached returns what StoreCached kept under kind and key, or nil. It
