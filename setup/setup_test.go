@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -598,9 +599,10 @@ func TestShimsStartNoOtherProgram(t *testing.T) {
 	ran := func() bool {
 		t.Helper()
 		before, _ := os.ReadFile(fx.Path(".git/gloss/hooks.log"))
-		cmd := exec.Command(shell, ".git/hooks/prepare-commit-msg", ".git/COMMIT_EDITMSG", "message")
-		cmd.Dir = fx.Dir
-		cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir()}
+		// The fixture's environment (a coverage build keeps its
+		// GOCOVERDIR) with that PATH.
+		cmd := fx.Command(shell, ".git/hooks/prepare-commit-msg", ".git/COMMIT_EDITMSG", "message")
+		cmd.Env = append(slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return strings.HasPrefix(kv, "PATH=") }), "PATH="+path)
 		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 			t.Fatalf("prepare-commit-msg: %v\n%s", err, out)
 		}
