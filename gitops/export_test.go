@@ -64,17 +64,4 @@ func (r *Repo) GraphFileLog(rev, path string, limit int) ([]string, bool) {
 }
 
 // IsAncestorByWalk is IsAncestor answered by libgit2's walk alone.
-func (r *Repo) IsAncestorByWalk(a, b string) (bool, error) {
-	if a == b {
-		return true, nil
-	}
-	ao, err := oid(a)
-	if err != nil {
-		return false, err
-	}
-	bo, err := oid(b)
-	if err != nil {
-		return false, err
-	}
-	return r.r.DescendantOf(bo, ao)
-}
+func (r *Repo) IsAncestorByWalk(a, b string) (bool, error) { return r.isAncestorByWalk(a, b) }

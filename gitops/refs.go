@@ -275,14 +275,6 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 	if a == b {
 		return true, nil
 	}
-	ao, err := oid(a)
-	if err != nil {
-		return false, err
-	}
-	bo, err := oid(b)
-	if err != nil {
-		return false, err
-	}
 	// The blame graph answers in process, down to a's level only: a
 	// pre-push or ci check of a 800-commit range on git/git spent 0.4 s in
 	// libgit2's walk, which reads every commit on the way.
@@ -292,10 +284,28 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 		if out[a] {
 			return true, nil
 		}
-		if c, err := r.r.LookupCommit(ao); err == nil {
-			c.Free()
-			return false, nil
+		if ao, err := oid(a); err == nil {
+			if c, err := r.r.LookupCommit(ao); err == nil {
+				c.Free()
+				return false, nil
+			}
 		}
+	}
+	return r.isAncestorByWalk(a, b)
+}
+
+// isAncestorByWalk is IsAncestor answered by libgit2's walk alone.
+func (r *Repo) isAncestorByWalk(a, b string) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	ao, err := oid(a)
+	if err != nil {
+		return false, err
+	}
+	bo, err := oid(b)
+	if err != nil {
+		return false, err
 	}
 	ok, err := r.r.DescendantOf(bo, ao)
 	if err != nil {
