@@ -92,9 +92,7 @@ func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
 		intent := ""
 		if ss != nil {
 			loadRules()
-		}
-		if ss != nil && rerr == nil {
-			if p := ss.PromptBefore(e.Time); !promptForgotten(ts, p) {
+			if p := ss.PromptBefore(e.Time); rerr == nil && !promptForgotten(ts, p) {
 				if intent = red.Redact(p); promptForgotten(ts, intent) {
 					intent = ""
 				}

@@ -125,7 +125,9 @@ func (r *Repo) worktreeMatches(head, path string, attrs []string) (same, convert
 		return false, false
 	}
 	if bytes.IndexByte(data, '\r') >= 0 && r.autocrlf() {
-		return true, true
+		// core.autocrlf converts by configuration, which no attribute
+		// check sees: git diff decides.
+		return false, false
 	}
 	return true, attributesMayConvert(attrs, data)
 }
