@@ -149,6 +149,20 @@ func (r *Repo) fillAt(ctx context.Context, key, path string) (*blameEntry, error
 // Positions found by a long walk are remembered, so the next lookup from a
 // descendant is short.
 func (r *Repo) blamePosition(commit, path string) (string, error) {
+	// Only a commit id names the same commit for good (not HEAD, a branch).
+	memo := isHex(commit)
+	if k, ok := r.memo.position(commit, path); ok && memo {
+		return k, nil
+	}
+	key, err := r.findBlamePosition(commit, path)
+	if err == nil && memo {
+		r.memo.keepPosition(commit, path, key)
+	}
+	return key, err
+}
+
+// findBlamePosition is blamePosition without the handle's memo.
+func (r *Repo) findBlamePosition(commit, path string) (string, error) {
 	id, err := oid(commit)
 	if err != nil {
 		return "", err

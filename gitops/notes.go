@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -22,6 +23,10 @@ type Notes struct {
 	Ref  string
 	Tip  string // the notes commit, "" when the ref does not exist
 	tree *git.Tree
+	// subtrees are the fanout directories looked up so far, by their path
+	// ("ab", "ab/cd"): a snapshot asked about many objects (a review's
+	// reads share one) reads each once.
+	subtrees map[string]*git.Tree
 }
 
 // ReadNotes snapshots a notes ref (for example refs/notes/gloss/annotations).
@@ -60,6 +65,10 @@ func (n *Notes) Close() {
 		n.tree.Free()
 		n.tree = nil
 	}
+	for _, t := range n.subtrees {
+		t.Free()
+	}
+	n.subtrees = nil
 }
 
 // Get returns the note attached to object id, and whether there is one.
@@ -102,7 +111,7 @@ func (n *Notes) blobFor(id string) (string, bool, error) {
 	}
 	id = strings.ToLower(id)
 	t := n.tree
-	rest := id
+	rest, dir := id, ""
 	for {
 		if e := t.EntryByName(rest); e != nil && e.Type == git.ObjectBlob {
 			return e.Id.String(), true, nil
@@ -110,16 +119,21 @@ func (n *Notes) blobFor(id string) (string, bool, error) {
 		if len(rest) <= 2 {
 			return "", false, nil
 		}
-		e := t.EntryByName(rest[:2])
-		if e == nil || e.Type != git.ObjectTree {
-			return "", false, nil
-		}
-		sub, err := n.repo.r.LookupTree(e.Id)
-		if err != nil {
-			return "", false, fmt.Errorf("read notes subtree: %w", err)
-		}
-		if t != n.tree {
-			t.Free()
+		dir = path.Join(dir, rest[:2])
+		sub, ok := n.subtrees[dir]
+		if !ok {
+			e := t.EntryByName(rest[:2])
+			if e == nil || e.Type != git.ObjectTree {
+				return "", false, nil
+			}
+			var err error
+			if sub, err = n.repo.r.LookupTree(e.Id); err != nil {
+				return "", false, fmt.Errorf("read notes subtree: %w", err)
+			}
+			if n.subtrees == nil {
+				n.subtrees = map[string]*git.Tree{}
+			}
+			n.subtrees[dir] = sub
 		}
 		t, rest = sub, rest[2:]
 	}

@@ -65,7 +65,9 @@ func Source(repo *gitops.Repo, p, rev string) (rel string, content []byte, err e
 // lines, each with the regions of a whole-file read that cover it, and the
 // file's outline.
 func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, error) {
-	rd, err := read(ctx, repo, Query{Path: q.Path, Rev: q.Rev})
+	reader := NewReader(repo)
+	defer reader.Close()
+	rd, err := reader.read(ctx, Query{Path: q.Path, Rev: q.Rev})
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ const anchorHistoryLimit = 100
 // it, in the history read. A read never fails for want of the index: the
 // records blame finds are still answered, with a note.
 func (r *reading) lookup() ([]decisions.Bound, error) {
-	ix, err := decisions.Open(r.ctx, r.repo)
+	ix, err := r.rd.index(r.ctx)
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil, r.ctx.Err()
@@ -34,7 +34,6 @@ func (r *reading) lookup() ([]decisions.Bound, error) {
 		r.res.Notes = append(r.res.Notes, "records bound to functions and paths were not looked up: "+err.Error())
 		return nil, nil
 	}
-	defer ix.Close()
 	found, err := ix.Lookup(r.ctx, decisions.File{
 		Path: r.f.rel, Content: r.f.content, Tip: r.f.tip(r.repo),
 		Outline: func() []treesitter.Anchor { return r.f.outline(r.repo) },
@@ -155,7 +154,11 @@ func (r *reading) inForce(found []decisions.Bound) error {
 			commits = append(commits, b.Commit)
 		}
 	}
-	recs, skipped, err := notes.Open(r.repo, notes.Annotations).ReadCounted(commits)
+	snap, err := r.rd.annotations()
+	if err != nil {
+		return err
+	}
+	recs, skipped, err := notes.ReadCountedIn(snap, commits)
 	if err != nil {
 		return err
 	}
