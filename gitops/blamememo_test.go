@@ -56,3 +56,46 @@ func TestBlameMemoServesTheHandlesSecondBlame(t *testing.T) {
 		t.Fatal("another handle did not fill the cache again")
 	}
 }
+
+// TestLineCounterCountsAsTheFile: the line count a blame cache entry
+// gives is the file's (no trailing newline, empty, CRLF, a lone CR,
+// binary), none is given for a version not cached, and none at all once
+// a textconv driver is configured, in the repository or through git -c
+// (git blame then counts the converted text's lines).
+func TestLineCounterCountsAsTheFile(t *testing.T) {
+	ctx := context.Background()
+	fx := fixtures.NewRepo(t)
+	files := map[string]string{
+		"plain.txt": "a\nb\nc\n", "open.txt": "a\nb", "empty.txt": "", "crlf.txt": "a\r\nb\r\n",
+		"cr.txt": "a\rb\rc\n", "bin.dat": "\x00\x01\n\x02\x00", "one.txt": "x",
+	}
+	fx.Commit("files", files)
+	head := fx.Git("rev-parse", "HEAD")
+	repo := open(t, fx.Dir)
+	count := repo.LineCounter()
+	if _, ok := count(head, "plain.txt"); ok {
+		t.Fatal("a count for a version the cache has no blame of")
+	}
+	for name := range files {
+		if _, err := repo.BlameCached(ctx, head, name, 0, 0); err != nil && name != "empty.txt" {
+			t.Fatalf("blame %s: %v", name, err)
+		}
+		data, err := repo.ReadFile(head, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := count(head, name)
+		if want := gitops.CountLines(data); ok && n != want || !ok && name != "empty.txt" {
+			t.Errorf("%s: %d lines (%v), want %d", name, n, ok, want)
+		}
+	}
+	fx.Git("config", "diff.twice.textconv", "sed p")
+	if n, ok := repo.LineCounter()(head, "plain.txt"); ok {
+		t.Errorf("with a textconv driver configured: %d lines", n)
+	}
+	fx.Git("config", "--unset", "diff.twice.textconv")
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'diff.twice.textconv'='sed p'")
+	if n, ok := repo.LineCounter()(head, "plain.txt"); ok {
+		t.Errorf("with a textconv driver given through git -c: %d lines", n)
+	}
+}

@@ -24,6 +24,8 @@ type Reader struct {
 
 	ix    *decisions.Index
 	ixErr error
+
+	lineCount func(commit, path string) (int, bool)
 }
 
 // NewReader starts a batch of reads on repo. Close it when done.
@@ -48,6 +50,15 @@ func (rd *Reader) Read(ctx context.Context, q Query) (*ReadResult, error) {
 		return nil, err
 	}
 	return r.res, nil
+}
+
+// lines counts the lines of path at commit from the blame cache, ok
+// false when it cannot (see gitops.LineCounter).
+func (rd *Reader) lines(commit, path string) (int, bool) {
+	if rd.lineCount == nil {
+		rd.lineCount = rd.repo.LineCounter()
+	}
+	return rd.lineCount(commit, path)
 }
 
 // annotations is the snapshot of the annotation notes the reads share.
