@@ -61,7 +61,7 @@ func (ix *Index) Lookup(ctx context.Context, f File) ([]Bound, error) {
 	}
 	in := map[string]bool{}
 	if f.Tip != "" {
-		if in, err = reachable(ix.repo, f.Tip, commits); err != nil {
+		if in, err = ix.reachable(f.Tip, commits); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"strings"
@@ -27,7 +28,16 @@ type Notes struct {
 	// ("ab", "ab/cd"): a snapshot asked about many objects (a review's
 	// reads share one) reads each once.
 	subtrees map[string]*git.Tree
+	// notes are the note blobs read so far, by blob id, up to
+	// maxKeptNotes bytes: the reads of a review name the same commits file
+	// after file, and read each note once (a pass over every note keeps
+	// the first few MB). Callers get a copy of their own.
+	notes     map[string][]byte
+	notesKept int
 }
+
+// maxKeptNotes bounds the note bytes a snapshot keeps.
+const maxKeptNotes = 8 << 20
 
 // ReadNotes snapshots a notes ref (for example refs/notes/gloss/annotations).
 // A ref that does not exist yet is an empty snapshot, not an error.
@@ -77,9 +87,19 @@ func (n *Notes) Get(id string) ([]byte, bool, error) {
 	if err != nil || !ok {
 		return nil, ok, err
 	}
+	if data, ok := n.notes[blob]; ok {
+		return bytes.Clone(data), true, nil
+	}
 	data, err := n.repo.ReadBlob(blob)
 	if err != nil {
 		return nil, false, fmt.Errorf("read note for %s: %w", id, err)
+	}
+	if n.notesKept+len(data) <= maxKeptNotes {
+		if n.notes == nil {
+			n.notes = map[string][]byte{}
+		}
+		n.notes[blob] = bytes.Clone(data)
+		n.notesKept += len(data)
 	}
 	return data, true, nil
 }
