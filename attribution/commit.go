@@ -47,7 +47,8 @@ func isTrivial(text string) bool {
 	return true
 }
 
-// attribute computes the attribution of t and appends it to its note.
+// attribute computes the attribution of the commit in and appends it to
+// its note.
 func attribute(ctx context.Context, repo *gitops.Repo, in *input, comp computation) (*Record, error) {
 	rec := compute(in, comp)
 	if err := notes.Open(repo, Ref).Append(ctx, rec.Commit, *rec); err != nil {

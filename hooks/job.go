@@ -20,10 +20,19 @@ import (
 // contexts staged for it, its squash, the reflog, the environment): that
 // is a Job. The rest depends only on the commit and the Job, and runs at
 // once or, in a large repository, in a detached worker (deferred.go).
+// Each step reads what it needs of the repository once and hands it on:
+// how the commit was made is read here, for both halves; the edits it
+// takes are read under capture's lock, then hashed; the sessions' state
+// and the prompt rules stay in agent.CommitWork for the session records;
+// the attribution half gathers its commit once (its changed lines, its
+// annotations) for every path it takes (fresh, carried, amended).
 //
-//	post-commit:  capture.TakeEdits ─► agent.ForCommit ─► Job{annotate.Job, attribution.Job}
-//	              ─► run: the blame cache, annotate.RunJob, attribution.RunJob (or capture.Enqueue)
-//	              ─► agent's session records
+//	post-commit:  readMade (gitops: commit, reflog, rebase, amended)
+//	              ─► capture.TakeEdits ─► agent.ForCommit
+//	              ─► Job{annotate.PreparePostCommit, attribution.NewJob}
+//	              ─► waits? (deferred.go) ─► capture.Enqueue + worker
+//	                 else run: the blame cache, annotate.RunJob, attribution.RunJob
+//	              ─► CommitWork.RecordSessions (agent: the sessions' records)
 
 // JobSchema tags a queued job; a job without it was queued by gloss 0.1
 // (jobV1).
