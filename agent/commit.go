@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"sort"
-	"sync"
 
 	"github.com/gloss-dev/gloss/annotate"
 	"github.com/gloss-dev/gloss/capture"
@@ -39,10 +38,22 @@ func init() {
 
 // CommitWork is what the captured edits hold for one commit: the agent
 // lines of the files it changed, for annotate, and the sessions that wrote
-// them, for the session records.
+// them, for the session records. It keeps what both read of the
+// repository, read once: the sessions' state, and the tombstones and
+// redaction rules the prompts pass through.
 type CommitWork struct {
 	Work     []annotate.AgentWork
 	sessions map[string]*sessionUse
+	states   map[string]*Session // session id -> its state; nil when it has none
+	rules    *promptRules        // loaded for the first prompt (promptRules)
+}
+
+// promptRules is what a session's prompt passes through before it is
+// kept: the tombstones of forgotten prompts, and the redactor.
+type promptRules struct {
+	ts  *notes.Tombstones
+	red *Redactor
+	err error // the redactor's: with no rules, no prompt is kept
 }
 
 type sessionUse struct {
@@ -54,46 +65,31 @@ type sessionUse struct {
 // file the commit changed, the hashes of the lines agents wrote that the
 // commit contains, with the intent of the session's prompt. When several
 // edits wrote the same line, the latest wins.
+//
+// A prompt whose summary was forgotten is never written again, even when
+// the session state still holds it (tombstones a sync brought to a clone
+// that has not run forget itself). Redacted when stored, redacted again
+// in case the rules learned something since (a team rule added, a new
+// gloss): with no rules, no intent.
 func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
-	cw := &CommitWork{sessions: map[string]*sessionUse{}}
+	cw := &CommitWork{sessions: map[string]*sessionUse{}, states: map[string]*Session{}}
 	if taken == nil {
 		return cw
 	}
 	byFile := map[string]*annotate.AgentWork{}
-	sessions := map[string]*Session{}
 	var order []string
-	// A prompt whose summary was forgotten is never written again, even
-	// when the session state still holds it (tombstones a sync brought to
-	// a clone that has not run forget itself). Redacted when stored,
-	// redacted again in case the rules learned something since (a team
-	// rule added, a new gloss): with no rules, no intent. Both are loaded
-	// for the first prompt only: compiling the rules costs a commit
-	// without an agent's edit about 100 ms.
-	var (
-		ts   *notes.Tombstones
-		red  *Redactor
-		rerr error
-	)
-	loadRules := sync.OnceFunc(func() {
-		ts, _ = notes.LoadTombstones(repo)
-		red, rerr = RedactorFor(repo)
-	})
 	for _, e := range taken.Edits {
 		hs := taken.Committed[e.File]
 		if hs == nil {
 			continue
 		}
-		ss, ok := sessions[e.Session]
-		if !ok {
-			ss, _ = LoadSession(repo, e.Session)
-			sessions[e.Session] = ss
-		}
+		ss := cw.state(repo, e.Session)
 		// The prompt the edit answered.
 		intent := ""
 		if ss != nil {
-			loadRules()
-			if p := ss.PromptBefore(e.Time); rerr == nil && !promptForgotten(ts, p) {
-				if intent = red.Redact(p); promptForgotten(ts, intent) {
+			r := cw.promptRules(repo)
+			if p := ss.PromptBefore(e.Time); r.err == nil && !promptForgotten(r.ts, p) {
+				if intent = r.red.Redact(p); promptForgotten(r.ts, intent) {
 					intent = ""
 				}
 			}
@@ -126,6 +122,29 @@ func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
 	return cw
 }
 
+// promptRules loads the tombstones and the redactor, once, when a
+// prompt first needs them: compiling the rules costs a commit without an
+// agent's prompt about 100 ms.
+func (cw *CommitWork) promptRules(repo *gitops.Repo) *promptRules {
+	if cw.rules == nil {
+		r := &promptRules{}
+		r.red, r.err = RedactorFor(repo)
+		r.ts, _ = notes.LoadTombstones(repo)
+		cw.rules = r
+	}
+	return cw.rules
+}
+
+// state is the state of session id, read once.
+func (cw *CommitWork) state(repo *gitops.Repo, id string) *Session {
+	ss, ok := cw.states[id]
+	if !ok {
+		ss, _ = LoadSession(repo, id)
+		cw.states[id] = ss
+	}
+	return ss
+}
+
 // RecordSessions writes one session record per session that wrote lines
 // of commit, on the sessions notes ref.
 func (cw *CommitWork) RecordSessions(ctx context.Context, repo *gitops.Repo, commit string) error {
@@ -137,20 +156,18 @@ func (cw *CommitWork) RecordSessions(ctx context.Context, repo *gitops.Repo, com
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	ts, _ := notes.LoadTombstones(repo)
-	red, rerr := RedactorFor(repo)
 	var recs []any
 	for _, id := range ids {
 		u := cw.sessions[id]
 		rec := SessionRecord{Header: notes.NewHeader(SessionSchema), Session: id, Agent: u.agent, Model: u.model, Commit: commit}
-		if ss, _ := LoadSession(repo, id); ss != nil {
+		if ss := cw.state(repo, id); ss != nil {
 			rec.Started = ss.Started
 			if rec.Model == "" {
 				rec.Model = ss.Model
 			}
-			if len(ss.Prompts) > 0 && rerr == nil {
+			if r := cw.promptRules(repo); len(ss.Prompts) > 0 && r.err == nil {
 				last := ss.Prompts[len(ss.Prompts)-1].Summary
-				if s := red.Redact(last); !promptForgotten(ts, last) && !promptForgotten(ts, s) {
+				if s := r.red.Redact(last); !promptForgotten(r.ts, last) && !promptForgotten(r.ts, s) {
 					rec.Summary = s
 				}
 			}

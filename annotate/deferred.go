@@ -2,7 +2,6 @@ package annotate
 
 import (
 	"context"
-	"strings"
 
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
@@ -34,13 +33,14 @@ type Job struct {
 	Agent []AgentWork `json:"agent,omitempty"`
 }
 
-// PreparePostCommit decides what annotating the commit HEAD now points to
-// takes, and takes from the worktree what belongs to it (squash state,
-// staged contexts). It returns nil when the commit is not to be annotated:
-//   - during a rebase, and for `commit --amend`: post-rewrite carries the
-//     old commits' records over once git reports the pairs;
-//
-// otherwise RunJob does, depending on how the commit was made:
+// PreparePostCommit decides what annotating commit takes, and takes from
+// the worktree what belongs to it (squash state, staged contexts).
+// reflog is the newest message of HEAD's reflog, which tells how the
+// commit was made. The caller (the post-commit hook) reads both once and
+// calls it for no commit that post-rewrite annotates: an amend, or a
+// commit a rebase replays (post-rewrite carries the old commits' records
+// over once git reports the pairs). RunJob then annotates, depending on
+// how the commit was made:
 //   - after `git merge --squash`, the squashed commits' records are
 //     carried over (the union of them), then the rest is captured;
 //   - for a cherry-pick (a -x trailer, or the same patch id as a commit
@@ -49,24 +49,10 @@ type Job struct {
 //
 // An error with a job is a problem taking the staged contexts: the job
 // still annotates the commit.
-func PreparePostCommit(repo *gitops.Repo, annotator string, work []AgentWork) (*Job, error) {
-	if repo.RebaseInProgress() {
-		return nil, nil
-	}
-	reflog := repo.LastReflogMessage()
-	if strings.HasPrefix(reflog, "commit (amend)") {
-		return nil, nil
-	}
-	head, err := repo.Head()
-	if err != nil || head == "" {
-		return nil, err
-	}
-	commit, err := repo.LookupCommit(head)
-	if err != nil {
-		return nil, err
-	}
-	job := &Job{Commit: head, Reflog: reflog, Annotator: annotator, Agent: work}
+func PreparePostCommit(repo *gitops.Repo, commit *gitops.Commit, reflog, annotator string, work []AgentWork) (*Job, error) {
+	job := &Job{Commit: commit.ID, Reflog: reflog, Annotator: annotator, Agent: work}
 	job.Squash = takeSquashSources(repo, commit)
+	var err error
 	job.Staged, err = takePending(repo)
 	return job, err
 }

@@ -14,17 +14,6 @@ import (
 	"github.com/gloss-dev/gloss/notes"
 )
 
-// PostCommit annotates the commit just made (the post-commit hook):
-// PreparePostCommit, then RunJob. work is what the agent hooks captured
-// (see AgentWork): the lines agents wrote are attributed to them.
-func PostCommit(ctx context.Context, repo *gitops.Repo, annotator string, work []AgentWork) error {
-	job, err := PreparePostCommit(repo, annotator, work)
-	if job == nil {
-		return err
-	}
-	return errors.Join(err, RunJob(ctx, repo, job))
-}
-
 // carryAndCapture carries the sources' records over onto to, then captures
 // what they do not cover. carried says an earlier run wrote the carried
 // records already.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/annotate"
+	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
@@ -95,7 +96,7 @@ func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, 
 	if err != nil {
 		return nil, err
 	}
-	texts := splitLines(content)
+	texts := capture.SplitLines(string(content))
 	res := &BlameResult{Schema: "gloss-blame/v1", Path: rel, Rev: rev, Lines: []BlameLine{}, Hunks: []BlameHunk{}}
 	if rev == "" {
 		res.Rev = "worktree"

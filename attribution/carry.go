@@ -20,8 +20,9 @@ import (
 // added) are matched by content against the sources' attributed lines,
 // then decided afresh as at commit time. With fresh unset, a target whose
 // sources have no attribution gets none either.
-func carry(ctx context.Context, repo *gitops.Repo, sources []string, target, kind string, comp computation, fresh bool) (*Record, error) {
+func carry(ctx context.Context, repo *gitops.Repo, sources []string, in *input, kind string, comp computation, fresh bool) (*Record, error) {
 	sources = oldestFirst(repo, sources)
+	target := in.id
 	recs, err := notes.Open(repo, Ref).Read(append(append([]string{}, sources...), target))
 	if err != nil {
 		return nil, err
@@ -53,84 +54,92 @@ func carry(ctx context.Context, repo *gitops.Repo, sources []string, target, kin
 		// gloss, or without its hooks). Their copies stay unknown.
 		return nil, nil
 	}
-	tc, err := repo.LookupCommit(target)
-	if err != nil {
-		return nil, err
-	}
-	files, err := changedLines(ctx, repo, tc)
-	if err != nil {
+	if err := in.gather(ctx, repo); err != nil {
 		return nil, err
 	}
 	comp.carried = map[string]lineMap{}
 	comp.byHash = map[string]map[string]*Contributor{}
-	for _, f := range files {
-		m, hashes, err := passForward(repo, attrs, sources, target, f.path)
+	for _, f := range in.files {
+		vs, err := readVersions(repo, sources, target, f.path)
 		if err != nil {
 			return nil, err
 		}
-		comp.carried[f.path] = m
-		comp.byHash[f.path] = hashes
+		comp.carried[f.path], comp.byHash[f.path] = passForward(attrs, vs, f.path)
 	}
 	comp.source = kind
 	comp.derived = sources
 	comp.supersedes = supersedes
-	return attribute(ctx, repo, target, comp)
+	return attribute(ctx, repo, in, comp)
 }
 
-// passForward builds the per-line attribution of path at target from the
-// sources' records, and the content hashes of the sources' attributed
-// lines.
-func passForward(repo *gitops.Repo, attrs map[string]*commitAttribution, sources []string, target, path string) (lineMap, map[string]*Contributor, error) {
-	var cur lineMap
+// version is one file at one commit of a carry (a source, then the
+// target): its content, and the diff from the version before it when
+// that one had the file.
+type version struct {
+	commit string
+	data   []byte // nil: the commit has no such file
+	hunks  []gitops.Hunk
+}
+
+// readVersions reads path at each source, then at target, from git:
+// all that passForward needs of the repository. The target's is left
+// unread when no source before it has the file.
+func readVersions(repo *gitops.Repo, sources []string, target, path string) ([]version, error) {
+	out := make([]version, 0, len(sources)+1)
 	prevBlob := ""
-	hashes := map[string]*Contributor{}
-	for _, s := range sources {
-		blob, err := repo.BlobAt(s, path)
-		if err != nil {
-			return nil, nil, err
+	for i, c := range append(append([]string{}, sources...), target) {
+		v := version{commit: c}
+		if i == len(sources) && prevBlob == "" {
+			return append(out, v), nil
 		}
-		if blob == "" {
-			cur, prevBlob = nil, ""
+		blob, err := repo.BlobAt(c, path)
+		if err != nil {
+			return nil, err
+		}
+		if blob != "" {
+			if v.data, err = repo.ReadBlob(blob); err != nil {
+				return nil, err
+			}
+			if prevBlob != "" {
+				if v.hunks, err = repo.DiffBlobs(prevBlob, blob); err != nil {
+					return nil, err
+				}
+			}
+		}
+		out, prevBlob = append(out, v), blob
+	}
+	return out, nil
+}
+
+// passForward builds the per-line attribution of path at the target (the
+// last of vs) from the sources' records, and the content hashes of the
+// sources' attributed lines.
+func passForward(attrs map[string]*commitAttribution, vs []version, path string) (lineMap, map[string]*Contributor) {
+	var cur lineMap
+	hashes := map[string]*Contributor{}
+	sources, last := vs[:len(vs)-1], vs[len(vs)-1]
+	for _, v := range sources {
+		if v.data == nil {
+			cur = nil
 			continue
 		}
-		data, err := repo.ReadBlob(blob)
-		if err != nil {
-			return nil, nil, err
-		}
-		texts := splitLines(data)
-		if cur != nil {
-			hunks, err := repo.DiffBlobs(prevBlob, blob)
-			if err != nil {
-				return nil, nil, err
-			}
-			cur = mapThrough(cur, hunks, len(texts))
+		texts := capture.SplitLines(string(v.data))
+		if cur != nil { // the version before had the file: hunks is the diff from it
+			cur = mapThrough(cur, v.hunks, len(texts))
 		} else {
 			cur = make(lineMap, len(texts))
 		}
-		for i, c := range attrs[s].lines(path, len(texts)) {
+		for i, c := range attrs[v.commit].lines(path, len(texts)) {
 			if c != nil {
 				cur[i] = c
 				hashes[capture.HashLine(texts[i])] = c
 			}
 		}
-		prevBlob = blob
 	}
-	if cur == nil {
-		return nil, hashes, nil
+	if cur == nil || last.data == nil {
+		return nil, hashes
 	}
-	blob, err := repo.BlobAt(target, path)
-	if err != nil || blob == "" {
-		return nil, hashes, err
-	}
-	hunks, err := repo.DiffBlobs(prevBlob, blob)
-	if err != nil {
-		return nil, nil, err
-	}
-	data, err := repo.ReadBlob(blob)
-	if err != nil {
-		return nil, nil, err
-	}
-	return mapThrough(cur, hunks, len(splitLines(data))), hashes, nil
+	return mapThrough(cur, last.hunks, len(capture.SplitLines(string(last.data)))), hashes
 }
 
 // mapThrough moves per-line attribution across a diff: unchanged lines

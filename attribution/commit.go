@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 	"unicode"
 
 	"github.com/gloss-dev/gloss/annotate"
@@ -48,26 +47,59 @@ func isTrivial(text string) bool {
 	return true
 }
 
-func attribute(ctx context.Context, repo *gitops.Repo, commitID string, comp computation) (*Record, error) {
-	rec, err := compute(ctx, repo, commitID, comp)
-	if err != nil || rec == nil {
-		return nil, err
-	}
+// attribute computes the attribution of the commit in and appends it to
+// its note.
+func attribute(ctx context.Context, repo *gitops.Repo, in *input, comp computation) (*Record, error) {
+	rec := compute(in, comp)
 	if err := notes.Open(repo, Ref).Append(ctx, rec.Commit, *rec); err != nil {
 		return nil, err
 	}
 	return rec, nil
 }
 
-// changedLines lists, per file the commit changed, the lines blame
-// attributes to the commit — exactly those a blame will look up later.
+// input is what attributing one commit reads of it, gathered once
+// (gather): the commit, the lines it introduced, and the annotation records
+// on it, decoded — annotate's carried records name the commits a squash
+// or a cherry-pick came from, its agent regions attribute lines nothing
+// else decides.
+type input struct {
+	id          string
+	commit      *gitops.Commit
+	files       []fileLines
+	annotations []annotate.Decoded
+}
+
+// gather reads the commit from the repository, once.
+func (in *input) gather(ctx context.Context, repo *gitops.Repo) error {
+	if in.commit != nil {
+		return nil
+	}
+	c, files, err := changedLines(ctx, repo, in.id)
+	if err != nil {
+		return err
+	}
+	in.files = files
+	if recs, err := notes.Open(repo, notes.Annotations).Read([]string{c.ID}); err == nil {
+		in.annotations = annotate.Decode(notes.Resolve(recs[c.ID]))
+	}
+	in.commit = c
+	return nil
+}
+
+// changedLines reads commit id (nil when there is none) and lists, per
+// file it changed, the lines blame attributes to the commit — exactly
+// those a blame will look up later.
 //
 // On a large repository a whole-file blame of each changed file costs
 // seconds, which the post-commit hook must not spend (a 10-file commit of
 // git/git took 9 s): there the lines are the new side of the commit's
 // diff against its first parent, which is what blame gives the commit
 // for all but lines it finds moved or copied from elsewhere.
-func changedLines(ctx context.Context, repo *gitops.Repo, c *gitops.Commit) ([]fileLines, error) {
+func changedLines(ctx context.Context, repo *gitops.Repo, id string) (*gitops.Commit, []fileLines, error) {
+	c, err := repo.LookupCommit(id)
+	if err != nil {
+		return nil, nil, err
+	}
 	parent := ""
 	if len(c.Parents) > 0 {
 		parent = c.Parents[0]
@@ -75,9 +107,16 @@ func changedLines(ctx context.Context, repo *gitops.Repo, c *gitops.Commit) ([]f
 	byDiff := repo.LargeRepository()
 	changes, err := repo.DiffTrees(parent, c.ID, gitops.DiffOptions{Hunks: byDiff})
 	if err != nil {
-		return nil, err
+		return c, nil, err
 	}
-	var out []fileLines
+	// What git holds first (each file's content, and the lines blame
+	// gives the commit), then the lines' texts and hashes.
+	type read struct {
+		path  string
+		data  []byte
+		lines []int
+	}
+	var reads []read
 	for _, ch := range changes {
 		if ch.Status == gitops.Deleted || ch.Status == gitops.TypeChange && ch.NewBlob == "" {
 			continue
@@ -87,56 +126,59 @@ func changedLines(ctx context.Context, repo *gitops.Repo, c *gitops.Commit) ([]f
 			if gitops.IsNotFound(err) {
 				continue // a submodule or a path blame cannot read
 			}
-			return nil, err
+			return c, nil, err
 		}
 		if bytes.IndexByte(data, 0) >= 0 || len(data) == 0 {
 			continue // binary or empty: no lines
 		}
-		texts := splitLines(data)
-		f := fileLines{path: ch.Path}
-		add := func(line int) {
-			if line < 1 || line > len(texts) {
-				return
-			}
-			f.lines = append(f.lines, line)
-			f.hashes = append(f.hashes, capture.HashLine(texts[line-1]))
-			f.trivial = append(f.trivial, isTrivial(texts[line-1]))
-		}
+		r := read{path: ch.Path, data: data}
 		if byDiff {
 			for _, h := range ch.Hunks {
 				for l := h.NewStart; l < h.NewStart+h.NewLines; l++ {
-					add(l)
+					r.lines = append(r.lines, l)
 				}
 			}
 		} else {
 			b, err := repo.BlameCached(ctx, c.ID, ch.Path, 0, 0)
 			if err != nil {
-				return nil, fmt.Errorf("blame %s at %s: %w", ch.Path, gitops.ShortID(c.ID), err)
+				return c, nil, fmt.Errorf("blame %s at %s: %w", ch.Path, gitops.ShortID(c.ID), err)
 			}
 			for _, l := range b.Lines {
 				if l.Commit == c.ID {
-					add(l.Line)
+					r.lines = append(r.lines, l.Line)
 				}
 			}
+		}
+		reads = append(reads, r)
+	}
+	var out []fileLines
+	for _, r := range reads {
+		texts := capture.SplitLines(string(r.data))
+		f := fileLines{path: r.path}
+		for _, line := range r.lines {
+			if line < 1 || line > len(texts) {
+				continue
+			}
+			f.lines = append(f.lines, line)
+			f.hashes = append(f.hashes, capture.HashLine(texts[line-1]))
+			f.trivial = append(f.trivial, isTrivial(texts[line-1]))
 		}
 		if len(f.lines) > 0 {
 			out = append(out, f)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out, nil
+	return c, out, nil
 }
 
 // regionsByAgent are the agent-authored annotation regions of a commit.
 type regionsByAgent map[string][]annotate.Region
 
-func agentAnnotations(repo *gitops.Repo, commit string) regionsByAgent {
-	recs, err := notes.Open(repo, notes.Annotations).Read([]string{commit})
-	if err != nil {
-		return nil
-	}
+// agentRegions picks the agent-authored regions among a commit's
+// annotations.
+func agentRegions(annotations []annotate.Decoded) regionsByAgent {
 	out := regionsByAgent{}
-	for _, d := range annotate.Decode(notes.Resolve(recs[commit])) {
+	for _, d := range annotations {
 		if d.Region != nil && d.Region.Author.Kind == "agent" && d.Region.Source == annotate.SourceAgent {
 			out[d.Region.File] = append(out[d.Region.File], *d.Region)
 		}
@@ -172,17 +214,17 @@ type Job struct {
 	Env map[string]string `json:"env,omitempty"`
 }
 
-// PrepareJob decides what attributing commit head takes, given the
-// captured edits pending when it was made. It returns nil when the commit
-// is post-rewrite's (in a rebase). RunJob then reads the commit's
-// annotations to tell how it was made: records carried from a squash or
-// a cherry-pick name their sources, whose attribution is carried over;
-// an amend carries the amended commit's attribution (HEAD@{1}).
-func PrepareJob(ctx context.Context, repo *gitops.Repo, head string, claims []capture.Edit) (*Job, error) {
-	if repo.RebaseInProgress() || head == "" {
-		return nil, nil
-	}
-	job := &Job{Commit: head, Claims: claims}
+// NewJob is the attribution job of commit head, given the captured
+// edits pending when it was made and, for an amend, the commit it
+// replaced (HEAD@{1} then, which the next commit moves on): the hook
+// reads how the commit was made once, for both halves of its job, and
+// makes no job for a commit a rebase replays (post-rewrite carries it).
+// RunJob then reads the commit's annotations to tell how it was made:
+// records carried from a squash or a cherry-pick name their sources,
+// whose attribution is carried over; an amend carries the amended
+// commit's attribution.
+func NewJob(head string, claims []capture.Edit, amended string) *Job {
+	job := &Job{Commit: head, Claims: claims, Amended: amended}
 	for _, k := range runenv.AgentRunNames {
 		if v := os.Getenv(k); v != "" {
 			if job.Env == nil {
@@ -191,13 +233,7 @@ func PrepareJob(ctx context.Context, repo *gitops.Repo, head string, claims []ca
 			job.Env[k] = v
 		}
 	}
-	if strings.HasPrefix(repo.LastReflogMessage(), "commit (amend)") {
-		out, err := repo.Git(ctx, "rev-parse", "--verify", "-q", "HEAD@{1}")
-		if old := strings.TrimSpace(string(out)); err == nil && old != "" && old != head {
-			job.Amended = old
-		}
-	}
-	return job, nil
+	return job
 }
 
 // RunJob attributes the job's commit. It reads the commit's annotations,
@@ -213,15 +249,19 @@ func RunJob(ctx context.Context, repo *gitops.Repo, job *Job) error {
 	}
 	env := func(k string) string { return job.Env[k] }
 	comp := computation{claims: job.Claims, env: env, source: SourceHook}
+	in := &input{id: head}
+	if err := in.gather(ctx, repo); err != nil {
+		return err
+	}
 	if job.Amended != "" {
-		_, err := carry(ctx, repo, []string{job.Amended}, head, SourceAmend, comp, true)
+		_, err := carry(ctx, repo, []string{job.Amended}, in, SourceAmend, comp, true)
 		return err
 	}
-	if sources, kind := carriedSources(repo, head); len(sources) > 0 {
-		_, err := carry(ctx, repo, sources, head, kind, comp, true)
+	if sources, kind := carriedSources(in.annotations); len(sources) > 0 {
+		_, err := carry(ctx, repo, sources, in, kind, comp, true)
 		return err
 	}
-	_, err := attribute(ctx, repo, head, comp)
+	_, err := attribute(ctx, repo, in, comp)
 	return err
 }
 
@@ -241,17 +281,13 @@ func attributes(recs []notes.Record, commit string) bool {
 	return false
 }
 
-// carriedSources reads, from the annotations annotate carried onto head
-// (a squash merge or a cherry-pick), which commits they came from.
-func carriedSources(repo *gitops.Repo, head string) ([]string, string) {
-	recs, err := notes.Open(repo, notes.Annotations).Read([]string{head})
-	if err != nil {
-		return nil, ""
-	}
+// carriedSources reads, from the annotations annotate carried onto a
+// commit (a squash merge or a cherry-pick), which commits they came from.
+func carriedSources(annotations []annotate.Decoded) ([]string, string) {
 	seen := map[string]bool{}
 	var out []string
 	kind := ""
-	for _, d := range annotate.Decode(notes.Resolve(recs[head])) {
+	for _, d := range annotations {
 		var src string
 		var from []string
 		switch {
@@ -289,7 +325,7 @@ func PostRewrite(ctx context.Context, repo *gitops.Repo, kind string, pairs [][2
 	}
 	var problems []error
 	for _, to := range order {
-		if _, err := carry(ctx, repo, olds[to], to, SourceRebase, computation{}, false); err != nil {
+		if _, err := carry(ctx, repo, olds[to], &input{id: to}, SourceRebase, computation{}, false); err != nil {
 			problems = append(problems, err)
 		}
 	}
@@ -300,7 +336,7 @@ func PostRewrite(ctx context.Context, repo *gitops.Repo, kind string, pairs [][2
 // what `git gloss carry` does after a forge's squash or rebase merge. It
 // returns the number of records written.
 func CarryOnto(ctx context.Context, repo *gitops.Repo, sources []string, target, provenance string) (int, error) {
-	rec, err := carry(ctx, repo, sources, target, provenance, computation{}, false)
+	rec, err := carry(ctx, repo, sources, &input{id: target}, provenance, computation{}, false)
 	if err != nil || rec == nil {
 		return 0, err
 	}

@@ -1,14 +1,11 @@
 package attribution
 
 import (
-	"context"
-
 	"github.com/gloss-dev/gloss/capture"
-	"github.com/gloss-dev/gloss/gitops"
 )
 
-// compute decides the contributor of every line the commit introduced, in
-// named stages, each with its own table test (compute_test.go):
+// compute decides the contributor of every line the target commit
+// introduced (gathered by input.gather), in named stages, each with its own table test (compute_test.go):
 //
 //  1. changedLines: the lines the commit introduced, and their hashes;
 //  2. indexClaims: the captured edits by file and line hash;
@@ -23,36 +20,28 @@ import (
 //     without capture, an agent-authored annotation of the region, then
 //     the commit's author, trailers and the agent run's environment, else
 //     the person.
-func compute(ctx context.Context, repo *gitops.Repo, commitID string, comp computation) (*Record, error) {
-	c, err := repo.LookupCommit(commitID)
-	if err != nil {
-		return nil, err
-	}
-	files, err := changedLines(ctx, repo, c)
-	if err != nil {
-		return nil, err
-	}
+func compute(in *input, comp computation) *Record {
 	claims := indexClaims(comp.claims)
 	env := comp.env
 	if env == nil {
 		env = func(string) string { return "" }
 	}
-	d := defaults{captured: claims.matchAny(files), signal: signalOf(c, env), regions: agentAnnotations(repo, c.ID)}
+	d := defaults{captured: claims.matchAny(in.files), signal: signalOf(in.commit, env), regions: agentRegions(in.annotations)}
 	d.person = Contributor{Type: Human, Basis: BasisAuthor}
 	if d.captured {
 		d.person.Basis = BasisCapture
 	}
-	b := newBuilder(c.ID, comp.source)
+	b := newBuilder(in.commit.ID, comp.source)
 	b.rec.DerivedFrom = comp.derived
 	b.rec.Supersedes = comp.supersedes
-	for _, f := range files {
+	for _, f := range in.files {
 		m := matchLines(f, comp.carried[f.path], comp.byHash[f.path], claims.byHash[f.path])
 		dropTrivialRuns(f, m)
 		fillBlocks(f, m, claims.written[f.path], d)
 		b.add(f.path, f.lines, m.cs)
 	}
 	rec := b.record()
-	return &rec, nil
+	return &rec
 }
 
 // claimIndex is the captured edits by file: the latest edit that wrote

@@ -42,13 +42,12 @@ func ImportFileClaims(ctx context.Context, repo *gitops.Repo, claims []FileClaim
 		if progress != nil {
 			progress(i, len(claims))
 		}
-		c, err := repo.LookupCommit(cl.Commit)
-		if err != nil {
+		c, files, err := changedLines(ctx, repo, cl.Commit)
+		if c == nil {
 			res.Read++
 			res.Missing++
 			continue
 		}
-		files, err := changedLines(ctx, repo, c)
 		if err != nil {
 			return nil, err
 		}

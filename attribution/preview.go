@@ -17,5 +17,9 @@ func Preview(ctx context.Context, repo *gitops.Repo, commit string) (*Record, er
 	if err != nil {
 		return nil, err
 	}
-	return compute(ctx, repo, commit, computation{claims: claims, env: os.Getenv, source: SourceHook})
+	in := &input{id: commit}
+	if err := in.gather(ctx, repo); err != nil {
+		return nil, err
+	}
+	return compute(in, computation{claims: claims, env: os.Getenv, source: SourceHook}), nil
 }

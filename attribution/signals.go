@@ -3,14 +3,10 @@ package attribution
 import (
 	"strings"
 
-	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/lazyregexp"
 	"github.com/gloss-dev/gloss/runenv"
 )
-
-// splitLines splits content into lines without their ends.
-func splitLines(data []byte) []string { return capture.SplitLines(string(data)) }
 
 // knownAgents maps a name found in an identity or trailer to the agent's
 // short name.

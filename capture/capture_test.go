@@ -27,6 +27,16 @@ func openRepo(t *testing.T, fx *fixtures.Repo) *gitops.Repo {
 	return repo
 }
 
+// lookup is the commit id names.
+func lookup(t *testing.T, repo *gitops.Repo, id string) *gitops.Commit {
+	t.Helper()
+	c, err := repo.LookupCommit(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -58,7 +68,7 @@ func TestTakeEditsTakesWhatACommitUsed(t *testing.T) {
 	fx.Write("b.txt", "y\n")
 	stageBlob(t, fx, "a.txt", "one\ntwo\n")
 	fx.Git("commit", "-q", "-m", "a")
-	taken, err := capture.TakeEdits(repo, fx.Git("rev-parse", "HEAD"))
+	taken, err := capture.TakeEdits(repo, lookup(t, repo, fx.Git("rev-parse", "HEAD")))
 	must(t, err)
 	if len(taken.Edits) != 2 {
 		t.Errorf("the commit saw %d edits, want both pending ones", len(taken.Edits))
@@ -74,10 +84,10 @@ func TestTakeEditsTakesWhatACommitUsed(t *testing.T) {
 	// A person rewrites the agent's "three" and commits everything: the
 	// line is gone, so nothing of it waits any more.
 	head := fx.Commit("b", map[string]string{"a.txt": "one\ntwo\nTHREE\n"})
-	_, err = capture.TakeEdits(repo, head)
+	_, err = capture.TakeEdits(repo, lookup(t, repo, head))
 	must(t, err)
 	head = fx.Commit("c", map[string]string{"b.txt": "y\n"})
-	_, err = capture.TakeEdits(repo, head)
+	_, err = capture.TakeEdits(repo, lookup(t, repo, head))
 	must(t, err)
 	if edits, _ = capture.PendingEdits(repo); len(edits) != 0 {
 		t.Fatalf("everything was committed or rewritten, still pending: %+v", edits)
@@ -110,7 +120,7 @@ func TestEditsAppendedDuringTakesAreKept(t *testing.T) {
 		}()
 	}
 	for range 20 {
-		if _, err := capture.TakeEdits(repo, head); err != nil {
+		if _, err := capture.TakeEdits(repo, lookup(t, repo, head)); err != nil {
 			t.Fatal(err)
 		}
 	}

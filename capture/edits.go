@@ -102,8 +102,9 @@ func isEdit(e *Edit) bool { return e.Schema == EditSchema }
 
 func readEdits(p string) ([]Edit, error) { return readLines(p, maxEditBytes, isEdit) }
 
-// writeEdits replaces the store with es (none: removes it).
-func writeEdits(repo *gitops.Repo, p string, es []Edit) error {
+// writeEdits replaces the store with es (none: removes it), synced to
+// stable storage when durable (safepath.Durable).
+func writeEdits(p string, es []Edit, durable bool) error {
 	if len(es) == 0 {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return err
@@ -114,7 +115,7 @@ func writeEdits(repo *gitops.Repo, p string, es []Edit) error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(repo, p, data, 0o600)
+	return replaceFile(p, data, 0o600, durable)
 }
 
 // AppendEdits adds captured edits to the store (their Schema set, and
@@ -137,7 +138,7 @@ func AppendEdits(repo *gitops.Repo, es ...Edit) error {
 			if err != nil {
 				return err
 			}
-			if err := writeEdits(repo, p, old[len(old)/2:]); err != nil {
+			if err := writeEdits(p, old[len(old)/2:], safepath.Durable(repo)); err != nil {
 				return err
 			}
 		}
@@ -176,7 +177,7 @@ type Taken struct {
 // working tree (a person rewrote them). An edit none of whose lines are
 // left is dropped; one whose file the commit did not touch, or that kept
 // uncommitted lines (a partial `git add -p`), stays for the next commit.
-func TakeEdits(repo *gitops.Repo, commit string) (*Taken, error) {
+func TakeEdits(repo *gitops.Repo, commit *gitops.Commit) (*Taken, error) {
 	t := &Taken{Committed: map[string]map[string]bool{}}
 	if !hasEdits(repo) {
 		return t, nil
@@ -186,24 +187,24 @@ func TakeEdits(repo *gitops.Repo, commit string) (*Taken, error) {
 		if t.Edits, err = readEdits(p); err != nil || len(t.Edits) == 0 {
 			return err
 		}
-		worktree := map[string]map[string]bool{} // file -> line hashes in the working tree
+		// Read first what the commit and the working tree hold of the
+		// edits' files, then hash it.
+		committed := committedFiles(repo, commit, t.Edits)
+		worktree, durable := worktreeFiles(repo, committed)
+		inWorktree := map[string]map[string]bool{} // file -> line hashes in the working tree
+		for f, data := range committed {
+			t.Committed[f], inWorktree[f] = LineHashes(data), LineHashes(worktree[f])
+		}
 		var kept []Edit
 		for _, e := range t.Edits {
-			hs, ok := t.Committed[e.File]
-			if !ok {
-				hs = committedHashes(repo, commit, e.File)
-				t.Committed[e.File] = hs
-				if hs != nil {
-					worktree[e.File] = worktreeHashes(repo, e.File)
-				}
-			}
+			hs := t.Committed[e.File]
 			if hs == nil {
 				kept = append(kept, e) // the commit did not change the file
 				continue
 			}
 			var left []string
 			for _, h := range e.Hashes {
-				if !hs[h] && worktree[e.File][h] {
+				if !hs[h] && inWorktree[e.File][h] {
 					left = append(left, h)
 				}
 			}
@@ -212,50 +213,51 @@ func TakeEdits(repo *gitops.Repo, commit string) (*Taken, error) {
 				kept = append(kept, e)
 			}
 		}
-		return writeEdits(repo, p, kept)
+		return writeEdits(p, kept, durable)
 	})
-	for f, hs := range t.Committed {
-		if hs == nil {
-			delete(t.Committed, f)
-		}
-	}
 	return t, err
 }
 
-// committedHashes returns the line hashes of file as changed by commit, or
-// nil when the commit did not change it.
-func committedHashes(repo *gitops.Repo, commit, file string) map[string]bool {
-	c, err := repo.LookupCommit(commit)
-	if err != nil {
-		return nil
-	}
-	newBlob, err := repo.BlobAt(c.ID, file)
-	if err != nil || newBlob == "" {
-		return nil
-	}
-	if len(c.Parents) > 0 {
-		if oldBlob, err := repo.BlobAt(c.Parents[0], file); err == nil && oldBlob == newBlob {
-			return nil
+// committedFiles returns the content at commit of each file of es that
+// the commit changed.
+func committedFiles(repo *gitops.Repo, c *gitops.Commit, es []Edit) map[string][]byte {
+	out := map[string][]byte{}
+	seen := map[string]bool{}
+	for _, e := range es {
+		if seen[e.File] {
+			continue
+		}
+		seen[e.File] = true
+		newBlob, err := repo.BlobAt(c.ID, e.File)
+		if err != nil || newBlob == "" {
+			continue
+		}
+		if len(c.Parents) > 0 {
+			if oldBlob, err := repo.BlobAt(c.Parents[0], e.File); err == nil && oldBlob == newBlob {
+				continue
+			}
+		}
+		if data, err := repo.ReadBlob(newBlob); err == nil {
+			out[e.File] = data
 		}
 	}
-	data, err := repo.ReadBlob(newBlob)
-	if err != nil {
-		return nil
-	}
-	return LineHashes(data)
+	return out
 }
 
-// worktreeHashes returns the line hashes of a working-tree file (none
-// when it cannot be read).
-func worktreeHashes(repo *gitops.Repo, file string) map[string]bool {
+// worktreeFiles reads the files of committed in the working tree (none
+// of a file that cannot be read), and tells whether gloss's writes are
+// synced to stable storage (safepath.Durable).
+func worktreeFiles(repo *gitops.Repo, committed map[string][]byte) (map[string][]byte, bool) {
 	tree, err := safepath.ForRepo(repo)
 	if err != nil {
-		return nil
+		return nil, safepath.Durable(repo)
 	}
 	defer tree.Close()
-	data, err := tree.ReadFile(file, maxFileBytes)
-	if err != nil {
-		return nil
+	out := map[string][]byte{}
+	for f := range committed {
+		if data, err := tree.ReadFile(f, maxFileBytes); err == nil {
+			out[f] = data
+		}
 	}
-	return LineHashes(data)
+	return out, tree.Durable()
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/gitops"
+	"github.com/gloss-dev/gloss/safepath"
 )
 
 // The post-commit queue: <common git dir>/gloss/queue/<commit>.json, one
@@ -32,7 +33,7 @@ func Enqueue(repo *gitops.Repo, commit string, job any) error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(repo, filepath.Join(queueDir(repo), commit+".json"), data, 0o644)
+	return replaceFile(filepath.Join(queueDir(repo), commit+".json"), data, 0o644, safepath.Durable(repo))
 }
 
 // Queued returns the commits whose jobs wait, oldest first.

@@ -26,7 +26,6 @@ import (
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/gitops"
-	"github.com/gloss-dev/gloss/safepath"
 )
 
 // spool is a JSON Lines file of records for this worktree's next commit,
@@ -166,11 +165,12 @@ func TakeStaged[T any](repo *gitops.Repo) ([]T, error) {
 
 // replaceFile replaces the file at p (creating its folder) atomically: a
 // killed process leaves the old content or the new. It is synced to
-// stable storage when gloss's writes are (safepath.Durable: gloss.fsync,
-// or a core.fsync that syncs refs), as the commit itself is — syncing by
+// stable storage when durable, that is when gloss's writes are
+// (safepath.Durable: gloss.fsync, or a core.fsync that syncs refs), as the
+// commit itself is — syncing by
 // default cost 50–160 ms of a commit on a busy disk.
-func replaceFile(repo *gitops.Repo, p string, data []byte, mode os.FileMode) error {
-	if safepath.Durable(repo) {
+func replaceFile(p string, data []byte, mode os.FileMode, durable bool) error {
+	if durable {
 		return atomicfile.Write(p, data, mode)
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -327,7 +327,11 @@ func carryAnnotations(ctx context.Context, inv *Invocation) error {
 	var work []annotate.AgentWork
 	if !inv.Repo.RebaseInProgress() {
 		if head, err := inv.Repo.Head(); err == nil && head != "" {
-			taken, err := capture.TakeEdits(inv.Repo, head)
+			var taken *capture.Taken
+			c, err := inv.Repo.LookupCommit(head)
+			if err == nil {
+				taken, err = capture.TakeEdits(inv.Repo, c)
+			}
 			if err != nil {
 				fmt.Fprintf(inv.Stderr, "gloss: agent edits not read: %v\n", err)
 			}
@@ -339,12 +343,6 @@ func carryAnnotations(ctx context.Context, inv *Invocation) error {
 		}
 	}
 	return annotate.PostRewrite(ctx, inv.Repo, inv.Args[0], pairs, inv.annotator(), work)
-}
-
-// amending reports whether the commit post-commit runs for is an amend
-// (post-rewrite handles those).
-func amending(repo *gitops.Repo) bool {
-	return strings.HasPrefix(repo.LastReflogMessage(), "commit (amend)")
 }
 
 // carryAttribution carries line attribution from the rewritten commits to

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/annotate"
@@ -19,10 +20,19 @@ import (
 // contexts staged for it, its squash, the reflog, the environment): that
 // is a Job. The rest depends only on the commit and the Job, and runs at
 // once or, in a large repository, in a detached worker (deferred.go).
+// Each step reads what it needs of the repository once and hands it on:
+// how the commit was made is read here, for both halves; the edits it
+// takes are read under capture's lock, then hashed; the sessions' state
+// and the prompt rules stay in agent.CommitWork for the session records;
+// the attribution half gathers its commit once (its changed lines, its
+// annotations) for every path it takes (fresh, carried, amended).
 //
-//	post-commit:  capture.TakeEdits ─► agent.ForCommit ─► Job{annotate.Job, attribution.Job}
-//	              ─► run: the blame cache, annotate.RunJob, attribution.RunJob (or capture.Enqueue)
-//	              ─► agent's session records
+//	post-commit:  readMade (gitops: commit, reflog, rebase, amended)
+//	              ─► capture.TakeEdits ─► agent.ForCommit
+//	              ─► Job{annotate.PreparePostCommit, attribution.NewJob}
+//	              ─► waits? (deferred.go) ─► capture.Enqueue + worker
+//	                 else run: the blame cache, annotate.RunJob, attribution.RunJob
+//	              ─► CommitWork.RecordSessions (agent: the sessions' records)
 
 // JobSchema tags a queued job; a job without it was queued by gloss 0.1
 // (jobV1).
@@ -77,6 +87,38 @@ type prepared struct {
 	work *agent.CommitWork
 }
 
+// made is how the commit post-commit runs for was made, read once from
+// the repository and handed to both halves of its job: the commit, the
+// newest message of HEAD's reflog ("commit (amend): …", "cherry-pick: …"),
+// whether a rebase is replaying it, and the commit an amend replaced.
+type made struct {
+	commit   *gitops.Commit
+	reflog   string
+	rebasing bool
+	amended  string // HEAD@{1} after `commit --amend`, else ""
+}
+
+// amending reports whether the commit is an amend (post-rewrite
+// annotates those).
+func (m made) amending() bool { return strings.HasPrefix(m.reflog, "commit (amend)") }
+
+// readMade reads how commit head was made. An amend's old commit is
+// HEAD@{1} only until the next commit: the job keeps it.
+func readMade(ctx context.Context, repo *gitops.Repo, head string) (made, error) {
+	m := made{rebasing: repo.RebaseInProgress(), reflog: repo.LastReflogMessage()}
+	var err error
+	if m.commit, err = repo.LookupCommit(head); err != nil {
+		return m, err
+	}
+	if m.amending() && !m.rebasing {
+		out, err := repo.Git(ctx, "rev-parse", "--verify", "-q", "HEAD@{1}")
+		if old := strings.TrimSpace(string(out)); err == nil && old != "" && old != head {
+			m.amended = old
+		}
+	}
+	return m, nil
+}
+
 // prepareCommit decides the work of commit head, taking from the
 // worktree what belongs to it. An amend takes nothing: post-rewrite
 // takes its edits and annotates it; its attribution carries the amended
@@ -84,27 +126,25 @@ type prepared struct {
 func prepareCommit(ctx context.Context, inv *Invocation, head string) (*prepared, error) {
 	repo := inv.Repo
 	p := &prepared{job: &Job{Schema: JobSchema, Commit: head}, work: &agent.CommitWork{}}
-	if repo.RebaseInProgress() {
-		return p, nil
+	m, err := readMade(ctx, repo, head)
+	if err != nil || m.rebasing {
+		return p, err
 	}
 	var edits []capture.Edit
-	var errs []error
-	if amending(repo) {
-		pending, err := capture.PendingEdits(repo)
-		edits, errs = pending, append(errs, err)
+	if m.amending() {
+		edits, err = capture.PendingEdits(repo)
 	} else {
-		taken, err := capture.TakeEdits(repo, head)
-		if err != nil {
+		taken, terr := capture.TakeEdits(repo, m.commit)
+		if terr != nil {
 			// A problem with the capture costs the attribution, never
 			// the annotation.
-			fmt.Fprintf(inv.Stderr, "gloss: agent edits not read: %v\n", err)
+			fmt.Fprintf(inv.Stderr, "gloss: agent edits not read: %v\n", terr)
 		}
 		edits, p.work = taken.Edits, agent.ForCommit(repo, taken)
+		p.job.Annotation, err = annotate.PreparePostCommit(repo, m.commit, m.reflog, inv.annotator(), p.work.Work)
 	}
-	ann, err := annotate.PreparePostCommit(repo, inv.annotator(), p.work.Work)
-	p.job.Annotation, errs = ann, append(errs, err)
-	p.job.Attribution, err = attribution.PrepareJob(ctx, repo, head, edits)
-	return p, errors.Join(append(errs, err)...)
+	p.job.Attribution = attribution.NewJob(head, edits, m.amended)
+	return p, err
 }
 
 // run does the job's work: the blame cache of the commit, its
