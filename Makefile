@@ -95,17 +95,20 @@ lint: deps
 # (a clone of junegunn/fzf), the read recipe of docs/speed.md
 # on a throwaway clone of it instead.
 # The generated 100,000-commit history is made once (minutes) and kept in
-# the temp dir. REPO= adds a real repository: a clone of fzf at 956562da or
-# of git/git at 3f664917 (docs/speed.md). Each recipe prints, in one run
-# beside git: the first and the warm `read --anchor`, what the hooks add to
-# a 10-file commit, and gloss_read's p50 over 300 calls in one MCP session.
+# the temp dir. REPO= adds real repositories: clones of fzf at 956562da
+# and of git/git at 3f664917 (docs/speed.md), REPO="<fzf> <git/git>" for
+# both. Each recipe prints, in one run beside git: the process start, a read
+# during the decisions index's build, the first and the warm `read
+# --anchor`, what the hooks add to a 10-file commit after a hooked and after
+# an unhooked commit, and gloss_read's p50 over 300 calls in one MCP
+# session; with two repositories the run ends with them side by side.
 # DELIVERY="<clone of fzf> <clone of flask>" adds the delivery benchmark of
 # decisions on real history (docs/speed.md#decisions-reach-the-agent).
 bench: build
 	go test -run '^$$' -bench . -benchtime 20x ./...
 	go run ./bench/cmd/compare
 	go run ./bench/cmd/recipe -generated
-	$(if $(REPO),go run ./bench/cmd/recipe -src $(REPO))
+	$(if $(REPO),go run ./bench/cmd/recipe $(foreach r,$(REPO),-src $(r)))
 	$(if $(DELIVERY),go run ./bench/cmd/delivery $(foreach r,$(DELIVERY),-src $(r)))
 
 # Self-contained release archives in dist/ (static libgit2 and C library,

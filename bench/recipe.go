@@ -268,7 +268,23 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 		}
 		return nil
 	}
-	noReadCaches := func() error { return os.RemoveAll(cache) }
+	// After init: the graph and the renames of HEAD (init's background
+	// build finds both, under one lock) are there, nothing a read caches.
+	noReadCaches := func() error {
+		ents, err := os.ReadDir(cache)
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		for _, ent := range ents {
+			if ent.Name() == "xrenames" {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(cache, ent.Name())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	noCaches := func() error {
 		if err := os.RemoveAll(filepath.Join(e.GitDir, "gloss", "graph")); err != nil {
 			return err

@@ -82,13 +82,16 @@ func (ix *Index) Lookup(ctx context.Context, f File) ([]Bound, error) {
 }
 
 // formerNames are path and the names it had before renames in tip's
-// history (git log -M, cached by gitops).
+// history (git log -M, cached by gitops). When the renames are not known
+// yet (a large repository right after init: the background refresh finds
+// them) it is path alone: a reader does not wait for a log of every
+// commit (why notes that records under former names may be missing).
 func formerNames(ctx context.Context, repo *gitops.Repo, tip, path string) []string {
 	names := []string{path}
 	if tip == "" {
 		return names
 	}
-	former, err := repo.FormerNames(ctx, tip, path)
+	former, err := repo.FormerNamesAtHand(ctx, tip, path)
 	if err != nil {
 		return names
 	}

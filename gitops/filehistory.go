@@ -342,10 +342,13 @@ func (r *Repo) buildHistory(ctx context.Context, key, path string, limit int, me
 // topoWalk hands fn the commits reachable from key with their parents,
 // every commit after all of its descendants, until fn returns false. With
 // the blame graph, git rev-list walks it incrementally from the graph's
-// generation numbers and parents, reading no commit objects; without it,
-// libgit2 sorts the whole history first.
+// generation numbers and parents, reading no commit objects. Without it
+// (a large repository whose graph init is still building) git rev-list
+// still sorts the whole history, in a third of libgit2's time (git/git:
+// 1.2 s of CPU against 3.6 s); a small history libgit2 sorts faster than
+// a process starts.
 func (r *Repo) topoWalk(ctx context.Context, key string, fn func(id string, parents []string) bool) error {
-	if r.blameGraphEnv() != nil {
+	if r.blameGraphEnv() != nil || r.LargeRepository() {
 		return r.streamGit(ctx, []string{"rev-list", "--topo-order", "--parents", key}, func(line string) (bool, error) {
 			f := strings.Fields(line)
 			if len(f) == 0 {

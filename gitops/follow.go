@@ -3,11 +3,14 @@ package gitops
 import (
 	"bytes"
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gloss-dev/gloss/detach"
 )
 
 // Renames returns the whole-file renames in the history of rev, oldest
@@ -24,6 +27,33 @@ import (
 //
 // The map returned is shared: callers read it, never change it.
 func (r *Repo) Renames(ctx context.Context, rev string) (map[string]string, error) {
+	return r.renames(ctx, rev, true)
+}
+
+// ErrRenamesPending says that the renames of a history were asked for
+// without waiting (RenamesAtHand) and are not known yet: no answer of
+// an ancestor to extend, and diffing the whole history is the background
+// refresh's work (the one init starts), not a reader's.
+var ErrRenamesPending = errors.New("the renames of the history are not known yet (the background refresh finds them)")
+
+// RenamesAtHand is Renames when the answer is at hand: remembered, cached,
+// or an answered ancestor's extended by the commits since. In a large
+// repository it does not diff the whole history: it starts the
+// background refresh that does and returns ErrRenamesPending. A read right
+// after init must answer in git blame's time, not after a log of every
+// commit (4 s of CPU on git/git).
+func (r *Repo) RenamesAtHand(ctx context.Context, rev string) (map[string]string, error) {
+	return r.renames(ctx, rev, false)
+}
+
+// RenamesKnown says whether this process holds the renames of rev's
+// history (a Renames or a RenamesAtHand that answered).
+func (r *Repo) RenamesKnown(rev string) bool {
+	commit, err := r.ResolveCommit(rev)
+	return err == nil && r.seenRenames(commit) != nil
+}
+
+func (r *Repo) renames(ctx context.Context, rev string, whole bool) (map[string]string, error) {
 	commit, err := r.ResolveCommit(rev)
 	if err != nil {
 		return nil, err
@@ -35,7 +65,7 @@ func (r *Repo) Renames(ctx context.Context, rev string) (map[string]string, erro
 		r.rememberRenames(commit, m)
 		return m, nil
 	}
-	renames, err := r.renamesSince(ctx, commit)
+	renames, err := r.renamesSince(ctx, commit, whole)
 	if err != nil {
 		return nil, err
 	}
@@ -44,8 +74,8 @@ func (r *Repo) Renames(ctx context.Context, rev string) (map[string]string, erro
 }
 
 // renamesSince answers Renames for a commit the cache has not: from an
-// answered ancestor, or the first parent answered whole.
-func (r *Repo) renamesSince(ctx context.Context, commit string) (map[string]string, error) {
+// answered ancestor, or, if whole, the first parent answered whole.
+func (r *Repo) renamesSince(ctx context.Context, commit string, whole bool) (map[string]string, error) {
 	tips := strings.Fields(string(r.LoadCached("renames", "tips")))
 	base, from := "", map[string]string(nil)
 	for _, tip := range tips {
@@ -55,6 +85,9 @@ func (r *Repo) renamesSince(ctx context.Context, commit string) (map[string]stri
 				break
 			}
 		}
+	}
+	if from == nil && !whole && r.LargeRepository() && r.refreshRenamesDetached() {
+		return nil, ErrRenamesPending
 	}
 	if from == nil {
 		// No answer to extend: answer the first parent whole and keep it
@@ -92,6 +125,24 @@ func (r *Repo) renamesSince(ctx context.Context, commit string) (map[string]stri
 	}
 	r.StoreCached("renames", "tips", []byte(strings.Join(keep, "\n")+"\n"))
 	return renames, nil
+}
+
+// refreshRenamesDetached starts the background refresh init starts
+// (`git gloss cache-graph`: the blame graph, then the renames of HEAD,
+// under the graph's lock, so that one runs at a time), and says whether
+// it did. A program that is not git-gloss (a test binary) has none to
+// start: it diffs the history in the foreground, as Renames does.
+func (r *Repo) refreshRenamesDetached() bool {
+	bin, err := detach.Self()
+	if err != nil {
+		return false
+	}
+	dir := r.Root()
+	if dir == "" {
+		dir = r.CommonDir()
+	}
+	_, err = detach.Start(bin, detach.CacheGraph(dir, ""), detach.Options{Dir: dir})
+	return err == nil
 }
 
 // renamesTips is how many answered commits Renames keeps to extend: each
@@ -251,7 +302,17 @@ func (r *Repo) rememberRenames(commit string, renames map[string]string) {
 // FormerNames are the names path had before renames in rev's history
 // (Renames, followed to path), sorted; none when it had no other.
 func (r *Repo) FormerNames(ctx context.Context, rev, path string) ([]string, error) {
-	if _, err := r.Renames(ctx, rev); err != nil {
+	return r.formerNames(ctx, rev, path, true)
+}
+
+// FormerNamesAtHand is FormerNames from RenamesAtHand: ErrRenamesPending
+// rather than a diff of the whole history.
+func (r *Repo) FormerNamesAtHand(ctx context.Context, rev, path string) ([]string, error) {
+	return r.formerNames(ctx, rev, path, false)
+}
+
+func (r *Repo) formerNames(ctx context.Context, rev, path string, whole bool) ([]string, error) {
+	if _, err := r.renames(ctx, rev, whole); err != nil {
 		return nil, err
 	}
 	commit, err := r.ResolveCommit(rev)
@@ -260,7 +321,7 @@ func (r *Repo) FormerNames(ctx context.Context, rev, path string) ([]string, err
 	}
 	ix := r.seenRenames(commit)
 	if ix == nil { // dropped meanwhile by another goroutine's commit
-		renames, err := r.Renames(ctx, commit)
+		renames, err := r.renames(ctx, commit, whole)
 		if err != nil {
 			return nil, err
 		}

@@ -47,6 +47,9 @@ func (r *reading) lookup() ([]decisions.Bound, error) {
 		r.res.Notes = append(r.res.Notes, "records bound to functions and paths were not looked up: "+err.Error())
 		return nil, nil
 	}
+	if tip := r.f.tip(r.repo); tip != "" && !r.repo.RenamesKnown(tip) {
+		r.res.Notes = append(r.res.Notes, "the renames of the history are being found in the background: records made under the file's former names are not looked up yet")
+	}
 	// The code that holds the lines, for the reader and for ranking.
 	if len(found) > 0 || r.q.Anchor != "" {
 		r.res.Resolved.Enclosing = r.enclosing()
