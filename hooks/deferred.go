@@ -116,12 +116,13 @@ func drain(ctx context.Context, repo *gitops.Repo, run func(*Job) error) (bool, 
 
 // startWorker starts `git gloss hook-worker` detached (package detach),
 // so that it outlives the hook and no terminal signal reaches it. A
-// program that is not git-gloss (a test binary) does the worker's work in
-// the foreground.
+// program that is not git-gloss (a test binary) cannot: the jobs stay
+// queued for the next hook that can, and the error says why; a hook never
+// runs the worker in its own process, where the commit would wait for it.
 func startWorker(ctx context.Context, repo *gitops.Repo) error {
 	bin, err := detach.Self()
 	if err != nil {
-		return RunWorker(ctx, repo)
+		return fmt.Errorf("start the hook worker: %w", err)
 	}
 	dir := repo.Root()
 	if dir == "" {
