@@ -30,8 +30,8 @@ type file struct {
 
 // openFile reads path at rev (the working tree when rev is "" and there
 // is one), or takes content as that file's version when it is not nil.
-// At a revision, a file whose lines count tells (a Reader's, from the
-// blame cache) is read only when a stage needs its text.
+// At a revision, a file whose line count count knows (a Reader's, from
+// the blame cache) is read only when a stage needs its text.
 func openFile(repo *gitops.Repo, p, rev string, content []byte, count func(commit, path string) (int, bool)) (*file, error) {
 	root := repo.Root()
 	base := root
