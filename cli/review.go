@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/gloss-dev/gloss/fault"
 	"github.com/gloss-dev/gloss/review"
@@ -56,6 +57,11 @@ func (c *ReviewCmd) Run(g *Globals) error {
 		return err
 	}
 	defer repo.Close()
+	// A review allocates much that lives briefly (the blames, hunks and
+	// notes of some 2,000 file versions on a large range) and then exits:
+	// collecting at a quarter of the pace saves a tenth of its CPU for
+	// some tens of MB.
+	debug.SetGCPercent(400)
 	rep, err := review.Build(g.ctx, repo, review.Options{Range: c.Range, Remote: c.Remote, Fetch: c.Fetch, MaxFiles: c.MaxFiles})
 	if err != nil {
 		return err

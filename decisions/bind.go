@@ -12,7 +12,7 @@ import (
 // File is the version of a file decisions are looked up for.
 type File struct {
 	Path    string                     // repository-relative, today's name
-	Content []byte                     // the version read (the working tree, a revision, a buffer)
+	Content func() []byte              // the version read (the working tree, a revision, a buffer), asked for only when an anchor is looked for by its body
 	Outline func() []treesitter.Anchor // its anchors, asked for only when a record has one
 	Tip     string                     // the commit whose history it is read in (HEAD for the working tree)
 }
@@ -61,7 +61,7 @@ func (ix *Index) Lookup(ctx context.Context, f File) ([]Bound, error) {
 	}
 	in := map[string]bool{}
 	if f.Tip != "" {
-		if in, err = reachable(ix.repo, f.Tip, commits); err != nil {
+		if in, err = ix.reachable(f.Tip, commits); err != nil {
 			return nil, err
 		}
 	}
@@ -150,8 +150,12 @@ func (b *binder) sameBody(e Entry) (treesitter.Anchor, bool) {
 	}
 	if b.bodies == nil {
 		b.bodies = map[string][]int{}
+		var src []byte
+		if b.file.Content != nil {
+			src = b.file.Content()
+		}
 		for i, a := range b.outline {
-			if h := BodyHash(linesOf(b.file.Content, a.Start, a.End), a.Name); h != "" {
+			if h := BodyHash(linesOf(src, a.Start, a.End), a.Name); h != "" {
 				b.bodies[h] = append(b.bodies[h], i)
 			}
 		}

@@ -42,7 +42,7 @@ func Width(s string) int {
 func TestBindStage(t *testing.T) {
 	outline := treesitter.Outline("text/columns.go", []byte(today))
 	b := binder{
-		file:   File{Path: "text/columns.go", Content: []byte(today), Outline: func() []treesitter.Anchor { return outline }},
+		file:   File{Path: "text/columns.go", Content: func() []byte { return []byte(today) }, Outline: func() []treesitter.Anchor { return outline }},
 		follow: &follower{cache: map[string]followed{"followed": {Name: "runeWidth"}, "gone": {}}},
 	}
 	for _, c := range []struct {

@@ -47,12 +47,17 @@ type state struct {
 }
 
 // Index is the decisions index of a repository, current with its notes
-// ref as of Open.
+// ref as of Open. It is for one goroutine, as its handle is.
 type Index struct {
 	repo *gitops.Repo
 	dir  string
 	root *os.Root
 	tip  string
+	// reach remembers, by tip, which commits holding decisions are in its
+	// history: an index kept open for many lookups (a why.Reader's) at
+	// two tips (a review's base and head) asks each once, where the
+	// worktree's reach file keeps one tip and would walk at every switch.
+	reach map[string]map[string]bool
 }
 
 // Open opens the index and brings it up to date with the notes ref:

@@ -92,3 +92,36 @@ func reachable(repo *gitops.Repo, tip string, commits []string) (map[string]bool
 	}
 	return out, nil
 }
+
+// reachable is the package's reachable, remembered by the index for the
+// rest of its lookups.
+func (ix *Index) reachable(tip string, commits []string) (map[string]bool, error) {
+	known := ix.reach[tip]
+	var ask []string
+	for _, c := range commits {
+		if _, ok := known[c]; !ok {
+			ask = append(ask, c)
+		}
+	}
+	if len(ask) > 0 {
+		found, err := reachable(ix.repo, tip, ask)
+		if err != nil {
+			return nil, err
+		}
+		if known == nil {
+			if ix.reach == nil {
+				ix.reach = map[string]map[string]bool{}
+			}
+			known = map[string]bool{}
+			ix.reach[tip] = known
+		}
+		for _, c := range ask {
+			known[c] = found[c]
+		}
+	}
+	out := make(map[string]bool, len(commits))
+	for _, c := range commits {
+		out[c] = known[c]
+	}
+	return out, nil
+}

@@ -34,7 +34,7 @@ const maxPositionWalk = 5000
 // are the same as Blame's, for committed revisions and for the working tree
 // (rev "").
 func (r *Repo) BlameCached(ctx context.Context, rev, path string, start, end int) (*Blame, error) {
-	wait, settle := r.StartBlameCached(ctx, rev, path, start, end)
+	wait, settle, _ := r.StartBlameCached(ctx, rev, path, start, end)
 	defer settle()
 	return wait()
 }
@@ -45,10 +45,12 @@ func (r *Repo) BlameCached(ctx context.Context, rev, path string, start, end int
 // caller may go on using the repository: the goroutine only waits for git
 // and writes the cache. settle waits for the background fill a range
 // blame hands over to have started; call it before the process may exit.
-func (r *Repo) StartBlameCached(ctx context.Context, rev, path string, start, end int) (wait func() (*Blame, error), settle func()) {
+// running reports whether git runs for it (the cache could not answer at
+// once): only then has the caller time for other work meanwhile.
+func (r *Repo) StartBlameCached(ctx context.Context, rev, path string, start, end int) (wait func() (*Blame, error), settle func(), running bool) {
 	b, job, err := r.planBlame(ctx, rev, path, start, end)
 	if job == nil {
-		return func() (*Blame, error) { return b, err }, func() {}
+		return func() (*Blame, error) { return b, err }, func() {}, false
 	}
 	done, settled := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -65,7 +67,7 @@ func (r *Repo) StartBlameCached(ctx context.Context, rev, path string, start, en
 			return b, err
 		}, func() {
 			<-settled
-		}
+		}, true
 }
 
 // planBlame answers a cached blame at once, or returns the job that
@@ -149,6 +151,20 @@ func (r *Repo) fillAt(ctx context.Context, key, path string) (*blameEntry, error
 // Positions found by a long walk are remembered, so the next lookup from a
 // descendant is short.
 func (r *Repo) blamePosition(commit, path string) (string, error) {
+	// Only a commit id names the same commit for good (not HEAD, a branch).
+	memo := isHex(commit)
+	if k, ok := r.memo.position(commit, path); ok && memo {
+		return k, nil
+	}
+	key, err := r.findBlamePosition(commit, path)
+	if err == nil && memo {
+		r.memo.keepPosition(commit, path, key)
+	}
+	return key, err
+}
+
+// findBlamePosition is blamePosition without the handle's memo.
+func (r *Repo) findBlamePosition(commit, path string) (string, error) {
 	id, err := oid(commit)
 	if err != nil {
 		return "", err

@@ -131,7 +131,7 @@ func (e *blameEntry) slice(start, end int) (*Blame, error) {
 		return nil, fmt.Errorf("blame: line %d is past the end of the file (%d lines)", start, e.lines)
 	}
 	end = min(end, e.lines)
-	b := &Blame{Commits: map[string]BlameCommit{}}
+	b := &Blame{Lines: make([]BlameLine, 0, end-start+1), Commits: map[string]BlameCommit{}}
 	i := sort.Search(len(e.runs), func(i int) bool { return e.runs[i].start+e.runs[i].count > start })
 	for ; i < len(e.runs) && e.runs[i].start <= end; i++ {
 		r := e.runs[i]

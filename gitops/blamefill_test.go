@@ -211,15 +211,17 @@ func TestBackgroundFillOnce(t *testing.T) {
 		t.Error("a read after the fill handed over another")
 	}
 
-	// A foreground fill of an empty cache stores the same entry.
+	// A foreground fill of an empty cache stores the same entry (by a
+	// new handle: this one keeps the entry it decoded).
 	gitops.SetBlameFiller(nil)
 	if err := os.RemoveAll(filepath.Join(repo.CommonDir(), "gloss", "blame")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := repo.BlameCached(ctx, "HEAD", path, 10, 40); err != nil {
+	fresh := open(t, dir)
+	if _, err := fresh.BlameCached(ctx, "HEAD", path, 10, 40); err != nil {
 		t.Fatal(err)
 	}
-	if fg := repo.CachedBlameEntry(a.commit, a.path); !bytes.Equal(fg, background) {
+	if fg := fresh.CachedBlameEntry(a.commit, a.path); !bytes.Equal(fg, background) {
 		t.Errorf("background fill stored\n%s\nforeground fill\n%s", background, fg)
 	}
 }

@@ -45,7 +45,21 @@ func (r *Repo) blameFile(kind, commit, path string) string {
 	return filepath.Join(r.commonDir, "gloss", blameCacheDir, kind, k[:2], k[2:])
 }
 
+// loadBlame is the entry of path at commit: from the handle's memo, else
+// from the cache.
 func (r *Repo) loadBlame(commit, path string) *blameEntry {
+	if e := r.memo.entry(commit, path); e != nil {
+		return e
+	}
+	e := r.loadStoredBlame(commit, path)
+	if e != nil {
+		r.memo.keepEntry(commit, path, e)
+	}
+	return e
+}
+
+// loadStoredBlame reads the entry of path at commit from the cache.
+func (r *Repo) loadStoredBlame(commit, path string) *blameEntry {
 	p := r.blameFile("e", commit, path)
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -63,6 +77,7 @@ func (r *Repo) loadBlame(commit, path string) *blameEntry {
 
 func (r *Repo) storeBlame(commit, path string, e *blameEntry) {
 	p := r.blameFile("e", commit, path)
+	r.memo.keepEntry(commit, path, e)
 	if err := atomicfile.Write(p, e.encode(), 0o644); err == nil {
 		r.trimBlameCache()
 	}

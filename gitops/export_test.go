@@ -21,7 +21,7 @@ func RangeBlameFrom(n int) (restore func()) {
 // CachedBlameEntry is the stored whole-file blame of path at commit, as
 // bytes; nil when there is none.
 func (r *Repo) CachedBlameEntry(commit, path string) []byte {
-	e := r.loadBlame(commit, path)
+	e := r.loadStoredBlame(commit, path)
 	if e == nil {
 		return nil
 	}

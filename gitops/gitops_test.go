@@ -342,6 +342,17 @@ func TestNotesWriteReadListAndFanout(t *testing.T) {
 	if err != nil || len(many) != 10 {
 		t.Fatalf("GetMany = %d, %v", len(many), err)
 	}
+	// Again, every note, through the fanout directories the snapshot has
+	// read already.
+	all, err := snap.GetMany(commits)
+	if err != nil || len(all) != len(commits) {
+		t.Fatalf("GetMany of all = %d, %v", len(all), err)
+	}
+	for _, c := range commits {
+		if string(all[c]) != "note "+c+"\n" {
+			t.Fatalf("note of %s = %q", c, all[c])
+		}
+	}
 
 	// git writes a note into our fanned-out tree; we read it and keep
 	// writing without creating a second layout.

@@ -1,7 +1,9 @@
 package gitops
 
 import (
+	"bytes"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -22,7 +24,20 @@ type Notes struct {
 	Ref  string
 	Tip  string // the notes commit, "" when the ref does not exist
 	tree *git.Tree
+	// subtrees are the fanout directories looked up so far, by their path
+	// ("ab", "ab/cd"): a snapshot asked about many objects (a review's
+	// reads share one) reads each once.
+	subtrees map[string]*git.Tree
+	// notes are the note blobs read so far, by blob id, up to
+	// maxKeptNotes bytes: the reads of a review name the same commits file
+	// after file, and read each note once (a pass over every note keeps
+	// the first few MB). Callers get a copy of their own.
+	notes     map[string][]byte
+	notesKept int
 }
+
+// maxKeptNotes bounds the note bytes a snapshot keeps.
+const maxKeptNotes = 8 << 20
 
 // ReadNotes snapshots a notes ref (for example refs/notes/gloss/annotations).
 // A ref that does not exist yet is an empty snapshot, not an error.
@@ -60,6 +75,10 @@ func (n *Notes) Close() {
 		n.tree.Free()
 		n.tree = nil
 	}
+	for _, t := range n.subtrees {
+		t.Free()
+	}
+	n.subtrees = nil
 }
 
 // Get returns the note attached to object id, and whether there is one.
@@ -68,9 +87,19 @@ func (n *Notes) Get(id string) ([]byte, bool, error) {
 	if err != nil || !ok {
 		return nil, ok, err
 	}
+	if data, ok := n.notes[blob]; ok {
+		return bytes.Clone(data), true, nil
+	}
 	data, err := n.repo.ReadBlob(blob)
 	if err != nil {
 		return nil, false, fmt.Errorf("read note for %s: %w", id, err)
+	}
+	if n.notesKept+len(data) <= maxKeptNotes {
+		if n.notes == nil {
+			n.notes = map[string][]byte{}
+		}
+		n.notes[blob] = bytes.Clone(data)
+		n.notesKept += len(data)
 	}
 	return data, true, nil
 }
@@ -102,7 +131,7 @@ func (n *Notes) blobFor(id string) (string, bool, error) {
 	}
 	id = strings.ToLower(id)
 	t := n.tree
-	rest := id
+	rest, dir := id, ""
 	for {
 		if e := t.EntryByName(rest); e != nil && e.Type == git.ObjectBlob {
 			return e.Id.String(), true, nil
@@ -110,16 +139,21 @@ func (n *Notes) blobFor(id string) (string, bool, error) {
 		if len(rest) <= 2 {
 			return "", false, nil
 		}
-		e := t.EntryByName(rest[:2])
-		if e == nil || e.Type != git.ObjectTree {
-			return "", false, nil
-		}
-		sub, err := n.repo.r.LookupTree(e.Id)
-		if err != nil {
-			return "", false, fmt.Errorf("read notes subtree: %w", err)
-		}
-		if t != n.tree {
-			t.Free()
+		dir = path.Join(dir, rest[:2])
+		sub, ok := n.subtrees[dir]
+		if !ok {
+			e := t.EntryByName(rest[:2])
+			if e == nil || e.Type != git.ObjectTree {
+				return "", false, nil
+			}
+			var err error
+			if sub, err = n.repo.r.LookupTree(e.Id); err != nil {
+				return "", false, fmt.Errorf("read notes subtree: %w", err)
+			}
+			if n.subtrees == nil {
+				n.subtrees = map[string]*git.Tree{}
+			}
+			n.subtrees[dir] = sub
 		}
 		t, rest = sub, rest[2:]
 	}

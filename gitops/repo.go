@@ -34,6 +34,8 @@ type Repo struct {
 	commonDir string // the shared git dir (objects, refs, config)
 	// graphProgress receives git's progress of graph writes (nil: none).
 	graphProgress io.Writer
+	// memo holds the blame entries and positions this handle read last.
+	memo blameMemo
 }
 
 // Open finds the repository that contains dir, searching upwards like git

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gloss-dev/gloss/gitops"
 	"github.com/tidwall/gjson"
 )
 
@@ -206,6 +207,12 @@ func (s *Store) ReadCounted(objects []string) (recs map[string][]Record, skipped
 		return nil, 0, err
 	}
 	defer snap.Close()
+	return ReadCountedIn(snap, objects)
+}
+
+// ReadCountedIn is ReadCounted on a snapshot the caller holds: many reads
+// of one moment (a review's) share one.
+func ReadCountedIn(snap *gitops.Notes, objects []string) (recs map[string][]Record, skipped int, err error) {
 	raw, err := snap.GetMany(objects)
 	if err != nil {
 		return nil, 0, err

@@ -17,6 +17,7 @@ import (
 	"github.com/gloss-dev/gloss/forge"
 	"github.com/gloss-dev/gloss/gitops"
 	"github.com/gloss-dev/gloss/notes"
+	"github.com/gloss-dev/gloss/why"
 )
 
 // Options says what to review and how much of it.
@@ -147,8 +148,8 @@ func examineFiles(ctx context.Context, repo *gitops.Repo, rep *Report, files []*
 		rep.Notes = append(rep.Notes, "this clone has no gloss annotations: no decisions to look up (a CI clone fetches them with --fetch)")
 	}
 	base, head := rep.Range.Base, rep.Range.Head
-	return forEachFile(ctx, repo, files, workers, func(ctx context.Context, r *gitops.Repo, f *fileWork) error {
-		return examine(ctx, r, f, base, head, inRange, withDecisions)
+	return forEachFile(ctx, repo, files, workers, func(ctx context.Context, ex *examiner, f *fileWork) error {
+		return examine(ctx, ex, f, base, head, inRange, withDecisions)
 	})
 }
 
@@ -243,10 +244,17 @@ func hasAnnotations(repo *gitops.Repo) bool {
 	return err == nil && tip != ""
 }
 
+// examiner is one worker's handle of the repository (a gitops.Repo is for
+// one goroutine) and the reads it makes on it, as one batch: a why.Reader
+// opens the notes and the decisions index once for all its files.
+type examiner struct {
+	repo   *gitops.Repo
+	reader *why.Reader
+}
+
 // forEachFile runs fn on the examined files, on workers that each open
-// the repository (a gitops.Repo is for one goroutine). The first error
-// stops the rest.
-func forEachFile(ctx context.Context, repo *gitops.Repo, files []*fileWork, workers int, fn func(context.Context, *gitops.Repo, *fileWork) error) error {
+// the repository. The first error stops the rest.
+func forEachFile(ctx context.Context, repo *gitops.Repo, files []*fileWork, workers int, fn func(context.Context, *examiner, *fileWork) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	work := make(chan *fileWork)
@@ -270,11 +278,13 @@ func forEachFile(ctx context.Context, repo *gitops.Repo, files []*fileWork, work
 				return
 			}
 			defer r.Close()
+			ex := &examiner{repo: r, reader: why.NewReader(r)}
+			defer ex.reader.Close()
 			for f := range work {
 				if ctx.Err() != nil {
 					continue
 				}
-				if err := fn(ctx, r, f); err != nil {
+				if err := fn(ctx, ex, f); err != nil {
 					fail(err)
 				}
 			}
@@ -294,17 +304,17 @@ func forEachFile(ctx context.Context, repo *gitops.Repo, files []*fileWork, work
 }
 
 // examine attributes one file's added lines and looks up its decisions.
-func examine(ctx context.Context, repo *gitops.Repo, f *fileWork, base, head string, inRange map[string]bool, withDecisions bool) error {
-	if err := attribute(ctx, repo, f, head); err != nil {
+func examine(ctx context.Context, ex *examiner, f *fileWork, base, head string, inRange map[string]bool, withDecisions bool) error {
+	if err := attribute(ctx, ex.repo, f, head); err != nil {
 		return err
 	}
 	if !withDecisions {
 		return nil
 	}
-	if err := lookupDecisions(ctx, repo, f, base, head, inRange); err != nil {
+	if err := lookupDecisions(ctx, ex.reader, f, base, head, inRange); err != nil {
 		return err
 	}
-	return reintroductions(repo, f, base, head)
+	return reintroductions(ex.repo, f, base, head)
 }
 
 // collect puts the files' findings into the report.

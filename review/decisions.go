@@ -16,14 +16,14 @@ const (
 	SideBase = "base"
 )
 
-// lookupDecisions asks why.Read — gloss's one "what is in force here"
-// lookup — about the lines one file's diff changes: at head for the added
+// lookupDecisions asks why — gloss's one "what is in force here" lookup,
+// through the worker's Reader — about the lines one file's diff changes: at head for the added
 // lines (and the two lines around a pure deletion), at base for the
 // deleted or replaced ones (and the two lines around a pure insertion).
 // One read per side covers all the file's hunks; a region it returns
 // counts only when its lines meet a hunk on that side, so the unchanged
 // lines between hunks bring nothing in.
-func lookupDecisions(ctx context.Context, repo *gitops.Repo, f *fileWork, base, head string, inRange map[string]bool) error {
+func lookupDecisions(ctx context.Context, reader *why.Reader, f *fileWork, base, head string, inRange map[string]bool) error {
 	ch := f.change
 	byID := map[string]*Decision{}
 	var order []string
@@ -39,7 +39,7 @@ func lookupDecisions(ctx context.Context, repo *gitops.Repo, f *fileWork, base, 
 		if s.skip || !ok {
 			continue
 		}
-		res, err := why.Read(ctx, repo, why.Query{Path: s.path, Rev: s.rev, Lines: &span})
+		res, err := reader.Read(ctx, why.Query{Path: s.path, Rev: s.rev, Lines: &span})
 		if err != nil {
 			return fmt.Errorf("read the records of %s at %s: %w", s.path, gitops.ShortID(s.rev), err)
 		}

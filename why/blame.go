@@ -54,18 +54,21 @@ type BlameResult struct {
 // Source returns a file's repository-relative path and content at rev
 // (the working tree when rev is ""), through the same resolver as read.
 func Source(repo *gitops.Repo, p, rev string) (rel string, content []byte, err error) {
-	f, err := openFile(repo, p, rev, nil)
+	f, err := openFile(repo, p, rev, nil, nil)
 	if err != nil {
 		return "", nil, err
 	}
-	return f.rel, f.content, nil
+	content, err = f.text(repo)
+	return f.rel, content, err
 }
 
 // Blame answers "who last changed each line, and why": blame's runs of
 // lines, each with the regions of a whole-file read that cover it, and the
 // file's outline.
 func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, error) {
-	rd, err := read(ctx, repo, Query{Path: q.Path, Rev: q.Rev})
+	reader := NewReader(repo)
+	defer reader.Close()
+	rd, err := reader.read(ctx, Query{Path: q.Path, Rev: q.Rev})
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +76,10 @@ func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, 
 	q.Path = read.Query.Path
 	res := &BlameResult{Schema: "gloss-annotated-blame/v1", Query: q, Rev: read.Resolved.Rev, Hunks: []Hunk{},
 		Regions: read.Regions, Outline: []treesitter.Anchor{}, Notes: read.Notes, Skipped: read.Skipped}
-	res.Lines, res.Source = f.lines, f.content
+	if res.Source, err = f.text(repo); err != nil {
+		return nil, err
+	}
+	res.Lines = f.lines
 	res.Outline = f.outline(repo)
 	if f.lines == 0 || b == nil {
 		return res, nil

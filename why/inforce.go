@@ -3,6 +3,7 @@ package why
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -26,7 +27,7 @@ const anchorHistoryLimit = 100
 // it, in the history read. A read never fails for want of the index: the
 // records blame finds are still answered, with a note.
 func (r *reading) lookup() ([]decisions.Bound, error) {
-	ix, err := decisions.Open(r.ctx, r.repo)
+	ix, err := r.rd.index(r.ctx)
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil, r.ctx.Err()
@@ -34,9 +35,12 @@ func (r *reading) lookup() ([]decisions.Bound, error) {
 		r.res.Notes = append(r.res.Notes, "records bound to functions and paths were not looked up: "+err.Error())
 		return nil, nil
 	}
-	defer ix.Close()
 	found, err := ix.Lookup(r.ctx, decisions.File{
-		Path: r.f.rel, Content: r.f.content, Tip: r.f.tip(r.repo),
+		Path: r.f.rel, Tip: r.f.tip(r.repo),
+		Content: func() []byte {
+			text, _ := r.f.text(r.repo) // no text, no anchor found by its body
+			return text
+		},
 		Outline: func() []treesitter.Anchor { return r.f.outline(r.repo) },
 	})
 	if err != nil {
@@ -68,10 +72,14 @@ func (r *reading) blameLines(found []decisions.Bound) error {
 	r.blamed.End = min(r.blamed.End, r.f.lines)
 	// A blame the cache cannot answer runs git for a few hundred
 	// milliseconds; the file's log, which the history below needs and
-	// which does not depend on the blame, is walked meanwhile.
-	wait, settle := startBlame(r.ctx, r.repo, r.f, r.blamed)
+	// which does not depend on the blame, is walked meanwhile. A blame
+	// the cache answered leaves nothing to overlap: the history is read
+	// only if a record in force asks for it.
+	wait, settle, running := startBlame(r.ctx, r.repo, r.f, r.blamed)
 	defer settle()
-	r.repo.PrefetchFileHistory(r.f.rev, r.f.rel, anchorHistoryLimit)
+	if running {
+		r.repo.PrefetchFileHistory(r.f.rev, r.f.rel, anchorHistoryLimit)
+	}
 	blame, err := wait()
 	if err != nil {
 		return err
@@ -83,14 +91,14 @@ func (r *reading) blameLines(found []decisions.Bound) error {
 
 // startBlame starts the blame of the lines of f: of the buffer, the
 // working tree or a revision.
-func startBlame(ctx context.Context, repo *gitops.Repo, f *file, lines annotate.Lines) (wait func() (*gitops.Blame, error), settle func()) {
+func startBlame(ctx context.Context, repo *gitops.Repo, f *file, lines annotate.Lines) (wait func() (*gitops.Blame, error), settle func(), running bool) {
 	if f.buffer && f.blame != nil && lines.Start >= 1 && lines.End <= len(f.blame.Lines) {
 		b := sliceBlame(f.blame, lines)
-		return func() (*gitops.Blame, error) { return b, nil }, func() {}
+		return func() (*gitops.Blame, error) { return b, nil }, func() {}, false
 	}
 	if f.buffer {
 		b, err := repo.BlameContent(ctx, f.rel, f.content, lines.Start, lines.End)
-		return func() (*gitops.Blame, error) { return b, err }, func() {}
+		return func() (*gitops.Blame, error) { return b, err }, func() {}, false
 	}
 	return repo.StartBlameCached(ctx, f.rev, f.rel, lines.Start, lines.End)
 }
@@ -117,20 +125,33 @@ type owned struct {
 	current []int
 }
 
-// ownership groups the blamed lines by commit (uncommitted lines have no
-// records).
-func ownership(b *gitops.Blame) (map[string]*owned, []string) {
-	byCommit := map[string]*owned{}
+// blamedCommits are the commits blame names, in the order of the lines
+// (uncommitted lines have no records).
+func blamedCommits(b *gitops.Blame) []string {
+	seen := make(map[string]bool, len(b.Commits))
 	var commits []string
 	for _, l := range b.Lines {
-		if l.Commit == gitops.Uncommitted {
+		if l.Commit != gitops.Uncommitted && !seen[l.Commit] {
+			seen[l.Commit] = true
+			commits = append(commits, l.Commit)
+		}
+	}
+	return commits
+}
+
+// ownership groups the blamed lines of the commits that have records by
+// commit: mapping every line of a large span costs more than the rest of
+// a read that finds nothing, so lines of commits without records are not.
+func ownership(b *gitops.Blame, recs map[string][]notes.Record) map[string]*owned {
+	byCommit := map[string]*owned{}
+	for _, l := range b.Lines {
+		if _, ok := recs[l.Commit]; !ok || l.Commit == gitops.Uncommitted {
 			continue
 		}
 		o := byCommit[l.Commit]
 		if o == nil {
 			o = &owned{orig: map[string]map[int]int{}}
 			byCommit[l.Commit] = o
-			commits = append(commits, l.Commit)
 		}
 		if o.orig[l.OrigPath] == nil {
 			o.orig[l.OrigPath] = map[int]int{}
@@ -138,7 +159,7 @@ func ownership(b *gitops.Blame) (map[string]*owned, []string) {
 		o.orig[l.OrigPath][l.OrigLine] = l.Line
 		o.current = append(o.current, l.Line)
 	}
-	return byCommit, commits
+	return byCommit
 }
 
 // inForce is the stage that reads the records of the commits blame names
@@ -148,22 +169,27 @@ func ownership(b *gitops.Blame) (map[string]*owned, []string) {
 // lines now. Retired ones are counted, and kept, marked, only when all
 // are asked for.
 func (r *reading) inForce(found []decisions.Bound) error {
-	byCommit, blamed := ownership(r.blame)
+	blamed := blamedCommits(r.blame)
 	r.res.Stats.BlamedCommits = len(blamed)
 	bound := map[string]decisions.Bound{}
 	commits := append([]string{}, blamed...)
 	for _, b := range found {
 		bound[b.ID] = b
-		if byCommit[b.Commit] == nil {
+		if !slices.Contains(blamed, b.Commit) {
 			commits = append(commits, b.Commit)
 		}
 	}
-	recs, skipped, err := notes.Open(r.repo, notes.Annotations).ReadCounted(commits)
+	snap, err := r.rd.annotations()
+	if err != nil {
+		return err
+	}
+	recs, skipped, err := notes.ReadCountedIn(snap, commits)
 	if err != nil {
 		return err
 	}
 	r.res.Skipped = skipped
 	r.res.Stats.AnnotatedCommits = len(recs)
+	byCommit := ownership(r.blame, recs)
 	r.blamedCommits = blamed
 	times := commitTimes(r.repo, r.blame, recs)
 	newest := time.Time{}

@@ -76,7 +76,7 @@ func (r *reading) rankAndTrim() {
 		}
 	}
 	if len(views) == 0 {
-		res.Notes = append(res.Notes, noAnnotationsNote(r.repo))
+		res.Notes = append(res.Notes, r.rd.noAnnotationsNote())
 	}
 	if res.Stats.Retired > 0 && !r.q.All {
 		res.Notes = append(res.Notes, retiredNote(res.Stats.Retired))
@@ -254,9 +254,9 @@ func isTrusted(repo *gitops.Repo, trusted []string, v RegionView) bool {
 // noAnnotationsNote explains an empty answer. In a clone that has no gloss
 // notes at all, the likely reason is that nobody fetched them yet, not
 // that nobody wrote any.
-func noAnnotationsNote(repo *gitops.Repo) string {
-	if tip, err := repo.RefTarget(notes.Annotations); err == nil && tip == "" {
-		if remotes, err := repo.ListRefs("refs/remotes/*"); err == nil && len(remotes) > 0 {
+func (rd *Reader) noAnnotationsNote() string {
+	if snap, err := rd.annotations(); err == nil && snap.Tip == "" {
+		if remotes, err := rd.repo.ListRefs("refs/remotes/*"); err == nil && len(remotes) > 0 {
 			return "no annotations cover these lines: this clone has no gloss notes yet; " +
 				"if your team uses gloss, run 'git gloss init' and 'git gloss sync' to fetch them"
 		}

@@ -149,19 +149,18 @@ func checkAnchor(names ...string) error {
 	return nil
 }
 
-// Read answers a query.
+// Read answers a query. Many reads at once go through a Reader.
 func Read(ctx context.Context, repo *gitops.Repo, q Query) (*ReadResult, error) {
-	r, err := read(ctx, repo, q)
-	if err != nil {
-		return nil, err
-	}
-	return r.res, nil
+	rd := NewReader(repo)
+	defer rd.Close()
+	return rd.Read(ctx, q)
 }
 
 // reading is one read going through its stages; each stage fills in what
 // the next needs.
 type reading struct {
 	ctx  context.Context
+	rd   *Reader
 	repo *gitops.Repo
 	q    Query
 	res  *ReadResult
@@ -184,11 +183,11 @@ type reading struct {
 
 // read runs the stages of a read. The reading keeps the file version it
 // read and its blame (nil for an empty file), for Blame, which shows them.
-func read(ctx context.Context, repo *gitops.Repo, q Query) (*reading, error) {
+func (rd *Reader) read(ctx context.Context, q Query) (*reading, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	r := &reading{ctx: ctx, repo: repo, q: q}
+	r := &reading{ctx: ctx, rd: rd, repo: rd.repo, q: q}
 	if err := r.resolve(); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,9 @@ type file struct {
 	rel     string
 	rev     string // "" for the working tree
 	content []byte
+	// lazy: content is read from rev the first time a stage needs it
+	// (text): the line count came from the blame cache.
+	lazy    bool
 	buffer  bool          // content is an editor's buffer, not the working-tree file
 	blame   *gitops.Blame // the buffer's whole blame, when the query brought it
 	lines   int
@@ -27,7 +30,9 @@ type file struct {
 
 // openFile reads path at rev (the working tree when rev is "" and there
 // is one), or takes content as that file's version when it is not nil.
-func openFile(repo *gitops.Repo, p, rev string, content []byte) (*file, error) {
+// At a revision, a file whose lines count tells (a Reader's, from the
+// blame cache) is read only when a stage needs its text.
+func openFile(repo *gitops.Repo, p, rev string, content []byte, count func(commit, path string) (int, bool)) (*file, error) {
 	root := repo.Root()
 	base := root
 	if base == "" {
@@ -69,6 +74,10 @@ func openFile(repo *gitops.Repo, p, rev string, content []byte) (*file, error) {
 			return nil, err
 		}
 		f.rev = id
+		if n, ok := lineCount(count, id, rel); ok {
+			f.lines, f.lazy = n, true
+			return f, nil
+		}
 		data, err := repo.ReadFile(id, rel)
 		if err != nil {
 			if gitops.IsNotFound(err) {
@@ -88,12 +97,34 @@ func openFile(repo *gitops.Repo, p, rev string, content []byte) (*file, error) {
 // for a lines query.
 func (f *file) outline(repo *gitops.Repo) []treesitter.Anchor {
 	if f.anchors == nil {
-		f.anchors = treesitter.OutlineCached(repo, f.rel, f.content)
+		text, _ := f.text(repo) // a file that cannot be read has no anchors
+		f.anchors = treesitter.OutlineCached(repo, f.rel, text)
 		if f.anchors == nil {
 			f.anchors = []treesitter.Anchor{}
 		}
 	}
 	return f.anchors
+}
+
+func lineCount(count func(commit, path string) (int, bool), commit, path string) (int, bool) {
+	if count == nil {
+		return 0, false
+	}
+	return count(commit, path)
+}
+
+// text is the file's content, read from its revision the first time a
+// stage needs it when the line count came from the blame cache (most
+// reads of a review need no more than the count).
+func (f *file) text(repo *gitops.Repo) ([]byte, error) {
+	if f.lazy {
+		data, err := repo.ReadFile(f.rev, f.rel)
+		if err != nil {
+			return nil, err
+		}
+		f.content, f.lazy = data, false
+	}
+	return f.content, nil
 }
 
 // tip is the commit whose history the file is read in: the revision, or
@@ -112,7 +143,7 @@ func (f *file) tip(repo *gitops.Repo) string {
 // resolve is the target stage: it opens the file and turns the query into
 // today's lines.
 func (r *reading) resolve() error {
-	f, err := openFile(r.repo, r.q.Path, r.q.Rev, r.q.Content)
+	f, err := openFile(r.repo, r.q.Path, r.q.Rev, r.q.Content, r.rd.lines)
 	if err != nil {
 		return err
 	}
