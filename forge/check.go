@@ -315,7 +315,10 @@ func checkDocuments(_ context.Context, repo *gitops.Repo, opts CheckOptions, cha
 // developer who pushed a branch without `git gloss sync` learns it now,
 // not after the merge.
 func checkAnnotated(ctx context.Context, repo *gitops.Repo, _ CheckOptions, _ []gitops.Change, rep *CheckReport) error {
-	out, err := repo.Git(ctx, "rev-list", "--no-merges", rep.Head, "^"+rep.Base)
+	// Over the blame graph's commit-graph when there is one: without it
+	// git parses every commit of the range (0.25 s of CPU for 800 of
+	// git/git's).
+	out, err := repo.GitWalk(ctx, "rev-list", "--no-merges", rep.Head, "^"+rep.Base)
 	if err != nil {
 		return err
 	}
