@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gloss-dev/gloss/fixtures"
@@ -97,5 +98,41 @@ func TestLineCounterCountsAsTheFile(t *testing.T) {
 	t.Setenv("GIT_CONFIG_PARAMETERS", "'diff.twice.textconv'='sed p'")
 	if n, ok := repo.LineCounter()(head, "plain.txt"); ok {
 		t.Errorf("with a textconv driver given through git -c: %d lines", n)
+	}
+}
+
+// TestCutBlameEntryIsNotTrusted: an entry cut at the end of one of its
+// lines still reads as lines (a run short, a count too few); it is not
+// trusted, and the blame is git's again, stored whole.
+func TestCutBlameEntryIsNotTrusted(t *testing.T) {
+	ctx := context.Background()
+	fx := fixtures.NewRepo(t)
+	fx.Commit("one", map[string]string{"a.txt": "1\n2\n3\n4\n5\n6\n"})
+	fx.Commit("two", map[string]string{"a.txt": "1\nx\n3\n4\ny\n6\nz\n"})
+	head := fx.Git("rev-parse", "HEAD")
+	fill := open(t, fx.Dir)
+	if _, err := fill.BlameCached(ctx, head, "a.txt", 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	var entry string
+	_ = filepath.WalkDir(filepath.Join(fill.CommonDir(), "gloss", "blame", "e"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			entry = p
+		}
+		return nil
+	})
+	data, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := string(data)
+	for _, cut := range []int{strings.LastIndex(whole[:len(whole)-1], "\n") + 1, strings.Index(whole, "\nr ") + 1} {
+		if err := os.WriteFile(entry, data[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		compareBlame(t, open(t, fx.Dir), head, "a.txt", 0, 0)
+		if again, err := os.ReadFile(entry); err != nil || string(again) != whole {
+			t.Errorf("cut at %d: the entry was not stored whole again (%v):\n%s", cut, err, again)
+		}
 	}
 }

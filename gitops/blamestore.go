@@ -143,61 +143,107 @@ func (e *blameEntry) encode() []byte {
 
 var errBadEntry = errors.New("bad blame cache entry")
 
+// decodeEntry reads an entry encode wrote; anything else is errBadEntry.
+// It walks the lines in place and reads the runs (most of an entry)
+// without converting them to strings: a review decodes two entries per
+// file.
 func decodeEntry(data []byte) (*blameEntry, error) {
-	e := &blameEntry{meta: map[string]BlameCommit{}}
-	lines := bytes.Split(data, []byte{'\n'})
-	if len(lines) < 2 || string(lines[0]) != blameCacheVersion {
+	head, rest, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok || string(head) != blameCacheVersion {
 		return nil, errBadEntry
 	}
-	for _, raw := range lines[1:] {
+	e := &blameEntry{meta: map[string]BlameCommit{}}
+	if n := bytes.Count(rest, []byte("\nr ")); n > 0 {
+		e.runs = make([]blameRun, 0, n)
+	}
+	for len(rest) > 0 {
+		var raw []byte
+		raw, rest, _ = bytes.Cut(rest, []byte{'\n'})
 		if len(raw) < 2 {
 			continue
 		}
-		line := string(raw[2:])
-		switch raw[0] {
-		case 'n':
-			n, err := strconv.Atoi(line)
-			if err != nil {
-				return nil, errBadEntry
-			}
-			e.lines = n
-		case 'c':
-			id, rest, _ := strings.Cut(line, " ")
-			ts, rest, _ := strings.Cut(rest, " ")
-			author, summary, _ := strings.Cut(rest, "\t")
-			sec, err1 := strconv.ParseInt(ts, 10, 64)
-			a, err2 := strconv.Unquote(author)
-			s, err3 := strconv.Unquote(summary)
-			if err1 != nil || err2 != nil || err3 != nil {
-				return nil, errBadEntry
-			}
-			e.commits = append(e.commits, id)
-			e.meta[id] = BlameCommit{Author: a, AuthorTime: time.Unix(sec, 0).UTC(), Summary: s}
-		case 'p':
-			p, err := strconv.Unquote(line)
-			if err != nil {
-				return nil, errBadEntry
-			}
-			e.paths = append(e.paths, p)
-		case 'r':
-			var v [5]int
-			f := strings.Fields(line)
-			if len(f) != 5 {
-				return nil, errBadEntry
-			}
-			for i := range v {
-				n, err := strconv.Atoi(f[i])
-				if err != nil {
-					return nil, errBadEntry
-				}
-				v[i] = n
-			}
-			r := blameRun{start: v[0], count: v[1], commit: v[2], origStart: v[3], path: v[4]}
-			if r.commit >= len(e.commits) || r.path >= len(e.paths) {
-				return nil, errBadEntry
-			}
-			e.runs = append(e.runs, r)
+		if err := e.decodeLine(raw[0], raw[2:]); err != nil {
+			return nil, err
 		}
 	}
+	if !e.whole() {
+		return nil, errBadEntry // cut short, or not a blame of every line
+	}
 	return e, nil
+}
+
+// whole reports whether the runs cover the file's lines, in order, each
+// once: what every stored blame is, and what an entry cut at a line's end
+// is not.
+func (e *blameEntry) whole() bool {
+	next := 1
+	for _, r := range e.runs {
+		if r.start != next || r.count <= 0 {
+			return false
+		}
+		next += r.count
+	}
+	return next-1 == e.lines
+}
+
+// decodeLine reads one line of an entry, of kind n (lines), c (a commit),
+// p (a path) or r (a run); other kinds are skipped.
+func (e *blameEntry) decodeLine(kind byte, line []byte) error {
+	switch kind {
+	case 'n':
+		n, err := strconv.Atoi(string(line))
+		if err != nil {
+			return errBadEntry
+		}
+		e.lines = n
+	case 'c':
+		id, rest, _ := strings.Cut(string(line), " ")
+		ts, rest, _ := strings.Cut(rest, " ")
+		author, summary, _ := strings.Cut(rest, "\t")
+		sec, err1 := strconv.ParseInt(ts, 10, 64)
+		a, err2 := strconv.Unquote(author)
+		s, err3 := strconv.Unquote(summary)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return errBadEntry
+		}
+		e.commits = append(e.commits, id)
+		e.meta[id] = BlameCommit{Author: a, AuthorTime: time.Unix(sec, 0).UTC(), Summary: s}
+	case 'p':
+		p, err := strconv.Unquote(string(line))
+		if err != nil {
+			return errBadEntry
+		}
+		e.paths = append(e.paths, p)
+	case 'r':
+		r, ok := decodeRun(line)
+		if !ok || r.commit >= len(e.commits) || r.path >= len(e.paths) {
+			return errBadEntry
+		}
+		e.runs = append(e.runs, r)
+	}
+	return nil
+}
+
+// decodeRun reads a run's five numbers: start, count, commit, origStart
+// and path, separated by spaces.
+func decodeRun(line []byte) (blameRun, bool) {
+	var v [5]int
+	for i := range v {
+		line = bytes.TrimLeft(line, " ")
+		j := 0
+		for ; j < len(line) && '0' <= line[j] && line[j] <= '9'; j++ {
+			if v[i] > (1<<31)/10 {
+				return blameRun{}, false
+			}
+			v[i] = v[i]*10 + int(line[j]-'0')
+		}
+		if j == 0 {
+			return blameRun{}, false
+		}
+		line = line[j:]
+	}
+	if len(bytes.TrimLeft(line, " ")) > 0 {
+		return blameRun{}, false
+	}
+	return blameRun{start: v[0], count: v[1], commit: v[2], origStart: v[3], path: v[4]}, true
 }
