@@ -65,14 +65,9 @@ func buildGraphAtInit(g *Globals, repo *gitops.Repo) string {
 	if repo.HasBlameGraph() {
 		return ""
 	}
-	bin, err := detach.Self()
-	if !repo.LargeRepository() || err != nil {
+	if _, err := detach.Self(); !repo.LargeRepository() || err != nil {
 		_ = repo.RefreshBlameGraph(g.ctx) // a cache: reads work without it
 		return ""
-	}
-	dir := repo.Root()
-	if dir == "" {
-		dir = repo.CommonDir()
 	}
 	watch := isTerminal(g.stderr) && !g.JSON
 	progress := filepath.Join(repo.CommonDir(), "gloss", "graph.progress")
@@ -80,7 +75,7 @@ func buildGraphAtInit(g *Globals, repo *gitops.Repo) string {
 	if watch {
 		progressFile = progress
 	}
-	proc, err := detach.Start(bin, detach.CacheGraph(dir, progressFile), detach.Options{Dir: dir})
+	proc, err := repo.StartGraphRefresh(progressFile)
 	if err != nil {
 		return ""
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
+
+	"github.com/gloss-dev/gloss/detach"
 )
 
 // The blame graph is gloss's own commit-graph, with changed-path Bloom
@@ -207,6 +209,29 @@ func (r *Repo) HasBlameGraph() bool { return hasGraph(r.blameGraphPath()) }
 // ShowGraphProgress makes this handle's graph writes print git's progress
 // to w (a terminal).
 func (r *Repo) ShowGraphProgress(w io.Writer) { r.graphProgress = w }
+
+// DetachedDir is where a detached git-gloss for this repository runs:
+// its work tree, or the common git dir of a bare repository.
+func (r *Repo) DetachedDir() string {
+	if r.root != "" {
+		return r.root
+	}
+	return r.commonDir
+}
+
+// StartGraphRefresh starts `git gloss cache-graph` detached: the blame
+// graph's refresh, then the renames of HEAD, under the graph's lock (a
+// refresh already under way is left to finish alone). progressFile, when
+// not "", gets git's progress. A program that is not git-gloss gets
+// detach.ErrNotGloss.
+func (r *Repo) StartGraphRefresh(progressFile string) (*detach.Process, error) {
+	bin, err := detach.Self()
+	if err != nil {
+		return nil, err
+	}
+	dir := r.DetachedDir()
+	return detach.Start(bin, detach.CacheGraph(dir, progressFile), detach.Options{Dir: dir})
+}
 
 // largeRepositoryBytes is the size of packs from which a repository is
 // large: where gloss leaves work that grows with history to background

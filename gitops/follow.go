@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/gloss-dev/gloss/detach"
 )
 
 // Renames returns the whole-file renames in the history of rev, oldest
@@ -128,20 +126,12 @@ func (r *Repo) renamesSince(ctx context.Context, commit string, whole bool) (map
 }
 
 // refreshRenamesDetached starts the background refresh init starts
-// (`git gloss cache-graph`: the blame graph, then the renames of HEAD,
-// under the graph's lock, so that one runs at a time), and says whether
-// it did. A program that is not git-gloss (a test binary) has none to
-// start: it diffs the history in the foreground, as Renames does.
+// (StartGraphRefresh: the blame graph, then the renames of HEAD, under
+// the graph's lock, so that one runs at a time), and says whether it did.
+// A program that is not git-gloss (a test binary) has none to start: it
+// diffs the history in the foreground, as Renames does.
 func (r *Repo) refreshRenamesDetached() bool {
-	bin, err := detach.Self()
-	if err != nil {
-		return false
-	}
-	dir := r.Root()
-	if dir == "" {
-		dir = r.CommonDir()
-	}
-	_, err = detach.Start(bin, detach.CacheGraph(dir, ""), detach.Options{Dir: dir})
+	_, err := r.StartGraphRefresh("")
 	return err == nil
 }
 

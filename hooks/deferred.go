@@ -124,10 +124,7 @@ func startWorker(ctx context.Context, repo *gitops.Repo) error {
 	if err != nil {
 		return fmt.Errorf("start the hook worker: %w", err)
 	}
-	dir := repo.Root()
-	if dir == "" {
-		dir = repo.CommonDir()
-	}
+	dir := repo.DetachedDir()
 	if _, err := detach.Start(bin, detach.HookWorker(dir), detach.Options{Dir: dir, Env: workerEnv()}); err != nil {
 		return fmt.Errorf("start the hook worker: %w", err)
 	}
