@@ -35,8 +35,9 @@ func (r *reading) lookup() ([]decisions.Bound, error) {
 		r.res.Notes = append(r.res.Notes, "records bound to functions and paths were not looked up: "+err.Error())
 		return nil, nil
 	}
+	tip := r.f.tip(r.repo)
 	found, err := ix.Lookup(r.ctx, decisions.File{
-		Path: r.f.rel, Tip: r.f.tip(r.repo),
+		Path: r.f.rel, Tip: tip,
 		Content: func() []byte {
 			text, _ := r.f.text(r.repo) // no text, no anchor found by its body
 			return text
@@ -47,7 +48,7 @@ func (r *reading) lookup() ([]decisions.Bound, error) {
 		r.res.Notes = append(r.res.Notes, "records bound to functions and paths were not looked up: "+err.Error())
 		return nil, nil
 	}
-	if tip := r.f.tip(r.repo); tip != "" && !r.repo.RenamesKnown(tip) {
+	if tip != "" && !r.repo.RenamesKnown(tip) {
 		r.res.Notes = append(r.res.Notes, "the renames of the history are being found in the background: records made under the file's former names are not looked up yet")
 	}
 	// The code that holds the lines, for the reader and for ranking.
