@@ -93,7 +93,7 @@ func targetsOf(srcs []string, generated bool, dir string) ([]target, error) {
 	if len(srcs) == 0 && !generated {
 		return nil, errors.New("-src or -generated is required")
 	}
-	if dir != "" && len(srcs)+btoi(generated) > 1 {
+	if n := len(srcs); dir != "" && (n > 1 || n == 1 && generated) {
 		return nil, errors.New("-dir names one clone: give it with one source only")
 	}
 	var out []target
@@ -112,13 +112,6 @@ func targetsOf(srcs []string, generated bool, dir string) ([]target, error) {
 		out = append(out, target{rc: rc, src: src, dir: cloneDir(src, dir)})
 	}
 	return out, nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // cloneDir is where src's throwaway clone is kept: dir, or one per
@@ -242,13 +235,9 @@ func measureReads(ctx context.Context, e *bench.RecipeEnv, o options) []bench.Re
 }
 
 func printMCP(e *bench.RecipeEnv, m bench.MCPResult) {
-	verdict := "within"
-	if m.P50 > mcpReadTarget {
-		verdict = "over"
-	}
 	fmt.Printf("\nmcp: gloss_read %s --anchor %s in one git-gloss mcp session (go-sdk client over stdio), %d calls after 4 untimed:\n", e.File, e.Anchor, m.Calls)
 	fmt.Printf("  p50 %s, p95 %s, max %s (session start %s, first call %s); target p50 <= %s: %s\n",
-		ms(m.P50), ms(m.P95), ms(m.Max), ms(m.Start), ms(m.First), ms(mcpReadTarget), verdict)
+		ms(m.P50), ms(m.P95), ms(m.Max), ms(m.Start), ms(m.First), ms(mcpReadTarget), within(m.P50 <= mcpReadTarget))
 }
 
 // measureHooks prints what the hooks add to a 10-file commit made after
