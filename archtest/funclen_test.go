@@ -24,7 +24,6 @@ const maxFuncLines = 120
 var longFuncs = map[string]int{
 	"noma/protocol.go:Store.Patch":         171,
 	"noma/verify.go:checkFixture":          152,
-	"noma/parse.go:parser.blocks":          143,
 	"reconcile/diff.go:Workspace.SpecDiff": 143,
 	"tasks/import.go:Store.ImportChant":    136,
 }
