@@ -88,30 +88,87 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 	// Everything is read before anything is written: a source that
 	// cannot be read (a named pipe, a file that vanished) or a signal
 	// refuses the whole import with nothing written.
-	type write struct {
-		dst  string
-		data []byte
-		list *[]string
+	plan := &importPlan{ctx: ctx, s: s, res: res}
+	specs, err := s.planChantSpecs(src, plan)
+	if err != nil {
+		return nil, err
 	}
-	var plan []write
-	put := func(dst string, data []byte, list *[]string) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		old, err := s.tree.ReadFile(dst, 0)
-		switch {
-		case err == nil && bytes.Equal(old, data):
-			res.Same = append(res.Same, dst)
-			return nil
-		case err == nil:
-			res.Conflict = append(res.Conflict, dst)
-			return nil
-		case fault.KindOf(err) != fault.NotFound:
-			return err
-		}
-		plan = append(plan, write{dst, data, list})
+	archived, err := s.planChantArchive(src, plan)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.importChantLogs(src, plan.put, res); err != nil {
+		return nil, err
+	}
+	prompts, err := s.planChantKept(src, plan)
+	if err != nil {
+		return nil, err
+	}
+	if res.Left, err = s.chantLeft(src, specs, archived, prompts); err != nil {
+		return nil, err
+	}
+	res.Hints = append(res.Hints, importHints(src, len(res.Skipped), len(res.Conflict))...)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	written, err := s.writePlan(plan.writes)
+	if err != nil {
+		return nil, err
+	}
+	if len(written) == 0 {
+		return res, nil
+	}
+	n := len(res.Tasks) + len(res.Archived)
+	if err := s.record(ctx, "import", fmt.Sprintf("from %s (%d task(s))", src, n), written...); err != nil {
+		return nil, err
+	}
+	res.Commit = s.autoCommit()
+	return res, nil
+}
+
+// importPlan is an import's writes, gathered before any is made: the
+// files that are new, each with the answer's list it joins once written.
+// A file already there is never overwritten: it goes to the answer's Same
+// or Conflict instead.
+type importPlan struct {
+	ctx    context.Context
+	s      *Store
+	res    *ImportResult
+	writes []plannedWrite
+}
+
+// plannedWrite is one new file of an import.
+type plannedWrite struct {
+	dst  string
+	data []byte
+	list *[]string
+}
+
+// put plans writing data to dst, unless dst is already there (with the
+// same bytes or others); it fails once the import is cancelled.
+func (p *importPlan) put(dst string, data []byte, list *[]string) error {
+	if err := p.ctx.Err(); err != nil {
+		return err
+	}
+	old, err := p.s.tree.ReadFile(dst, 0)
+	switch {
+	case err == nil && bytes.Equal(old, data):
+		p.res.Same = append(p.res.Same, dst)
 		return nil
+	case err == nil:
+		p.res.Conflict = append(p.res.Conflict, dst)
+		return nil
+	case fault.KindOf(err) != fault.NotFound:
+		return err
 	}
+	p.writes = append(p.writes, plannedWrite{dst, data, list})
+	return nil
+}
+
+// planChantSpecs plans specs/**.md as tasks, a stored computed status
+// set to pending on the way, and returns the specs.
+func (s *Store) planChantSpecs(src string, plan *importPlan) ([]string, error) {
+	res := plan.res
 	specs, err := s.chantFiles(path.Join(src, "specs"), ".md", &res.Skipped)
 	if err != nil {
 		return nil, err
@@ -125,11 +182,17 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 		if fixed {
 			res.Fixed = append(res.Fixed, strings.TrimSuffix(path.Base(rel), ".md"))
 		}
-		if err := put(path.Join(Dir, rel), data, &res.Tasks); err != nil {
+		if err := plan.put(path.Join(Dir, rel), data, &res.Tasks); err != nil {
 			return nil, err
 		}
 	}
-	archived, err := s.chantFiles(path.Join(src, "archive"), ".md", &res.Skipped)
+	return specs, nil
+}
+
+// planChantArchive plans archive/**.md as archived tasks, Chant's dated
+// folders kept, and returns them.
+func (s *Store) planChantArchive(src string, plan *importPlan) ([]string, error) {
+	archived, err := s.chantFiles(path.Join(src, "archive"), ".md", &plan.res.Skipped)
 	if err != nil {
 		return nil, err
 	}
@@ -138,18 +201,23 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 		if err != nil {
 			return nil, err
 		}
-		if err := put(path.Join(ArchiveDir, rel), data, &res.Archived); err != nil {
+		if err := plan.put(path.Join(ArchiveDir, rel), data, &plan.res.Archived); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.importChantLogs(src, put, res); err != nil {
-		return nil, err
-	}
-	kept := []string{"config.md"}
+	return archived, nil
+}
+
+// planChantKept plans config.md and prompts/**.md, which gloss has no
+// setting for, to be kept verbatim under .gloss/imported/chant (the
+// config with hints on what to set instead), and returns the prompts.
+func (s *Store) planChantKept(src string, plan *importPlan) ([]string, error) {
+	res := plan.res
 	prompts, err := s.chantFiles(path.Join(src, "prompts"), ".md", &res.Skipped)
 	if err != nil {
 		return nil, err
 	}
+	kept := []string{"config.md"}
 	for _, p := range prompts {
 		kept = append(kept, path.Join("prompts", p))
 	}
@@ -164,25 +232,32 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 		if rel == "config.md" {
 			res.Hints = append(res.Hints, chantConfigHints(data)...)
 		}
-		if err := put(path.Join(ImportedDir, "chant", rel), data, &res.Kept); err != nil {
+		if err := plan.put(path.Join(ImportedDir, "chant", rel), data, &res.Kept); err != nil {
 			return nil, err
 		}
 	}
-	if res.Left, err = s.chantLeft(src, specs, archived, prompts); err != nil {
-		return nil, err
+	return prompts, nil
+}
+
+// importHints says what an import from src leaves to people: symbolic
+// links it did not follow, files it left alone because they differ, and
+// the Chant folder itself.
+func importHints(src string, skipped, conflicts int) []string {
+	var out []string
+	if skipped > 0 {
+		out = append(out, fmt.Sprintf("%d symbolic link(s) to folders in %s were not followed: copy what they hold into %s by hand if you want it", skipped, src, src))
 	}
-	if len(res.Skipped) > 0 {
-		res.Hints = append(res.Hints, fmt.Sprintf("%d symbolic link(s) to folders in %s were not followed: copy what they hold into %s by hand if you want it", len(res.Skipped), src, src))
+	if conflicts > 0 {
+		out = append(out, fmt.Sprintf("%d file(s) already in gloss differ from Chant's and were left alone: compare them by hand", conflicts))
 	}
-	if len(res.Conflict) > 0 {
-		res.Hints = append(res.Hints, fmt.Sprintf("%d file(s) already in gloss differ from Chant's and were left alone: compare them by hand", len(res.Conflict)))
-	}
-	res.Hints = append(res.Hints, fmt.Sprintf("%s is left in place: remove it (git rm -r %s) once the team has switched", src, src))
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	return append(out, fmt.Sprintf("%s is left in place: remove it (git rm -r %s) once the team has switched", src, src))
+}
+
+// writePlan makes an import's planned writes, each added to its answer's
+// list once made, and returns the paths written, sorted.
+func (s *Store) writePlan(writes []plannedWrite) ([]string, error) {
 	var written []string
-	for _, w := range plan {
+	for _, w := range writes {
 		if err := s.root.MkdirAll(path.Dir(w.dst), 0o755); err != nil {
 			return nil, err
 		}
@@ -192,16 +267,8 @@ func (s *Store) ImportChant(ctx context.Context, from string) (*ImportResult, er
 		*w.list = append(*w.list, w.dst)
 		written = append(written, w.dst)
 	}
-	if len(written) == 0 {
-		return res, nil
-	}
 	slices.Sort(written)
-	n := len(res.Tasks) + len(res.Archived)
-	if err := s.record(ctx, "import", fmt.Sprintf("from %s (%d task(s))", src, n), written...); err != nil {
-		return nil, err
-	}
-	res.Commit = s.autoCommit()
-	return res, nil
+	return written, nil
 }
 
 // chantFiles lists the files with ext below dir (recursively, hidden files
