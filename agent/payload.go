@@ -95,12 +95,13 @@ func Lookup(name string) (Agent, bool) {
 // Names lists the supported agents by rank, then name.
 func Names() []string {
 	out := make([]string, 0, len(registry))
-	for n := range registry {
+	rank := make(map[string]int, len(registry))
+	for n, a := range registry {
 		out = append(out, n)
+		rank[n] = a.Hooks().Rank
 	}
 	sort.Slice(out, func(i, j int) bool {
-		ri, rj := registry[out[i]].Hooks().Rank, registry[out[j]].Hooks().Rank
-		if ri != rj {
+		if ri, rj := rank[out[i]], rank[out[j]]; ri != rj {
 			return ri < rj
 		}
 		return out[i] < out[j]

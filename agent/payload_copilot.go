@@ -36,7 +36,7 @@ const copilotOwnedMark = OwnedFileMark + " copilot (git gloss agent install wrot
 var copilotEvents = []HookEvent{{Event: "sessionStart"}, {Event: "userPromptSubmitted"}, {Event: "postToolUse", Matcher: matcher(copilotEditTools)}}
 
 // copilotHooksFile is .github/hooks/gloss.json.
-var copilotHooksFile = func() []byte {
+func copilotHooksFile() []byte {
 	hooks := map[string]any{}
 	for _, ev := range copilotEvents {
 		hooks[ev.Event] = []any{map[string]any{
@@ -46,13 +46,13 @@ var copilotHooksFile = func() []byte {
 	}
 	data, _ := json.MarshalIndent(map[string]any{"version": 1, "hooks": hooks}, "", "  ")
 	return append(data, '\n')
-}()
+}
 
 func (copilotCLI) Name() string { return "copilot" }
 
 func (copilotCLI) Hooks() HookSpec {
 	return HookSpec{
-		Display: "GitHub Copilot CLI", Dir: ".copilot", Layout: LayoutOwnedFile, File: copilotHooksFile,
+		Display: "GitHub Copilot CLI", Dir: ".copilot", Layout: LayoutOwnedFile, File: copilotHooksFile(),
 		Project: ".github/hooks/gloss.json", Events: copilotEvents,
 		Note: "Copilot CLI loads .github/hooks when a session starts; it takes no context from hooks, so the records reach it through the MCP server and AGENTS.md",
 	}

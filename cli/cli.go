@@ -223,7 +223,11 @@ func signalContext() (context.Context, func()) {
 		}
 		os.Exit(code)
 	}()
-	return ctx, func() { signal.Stop(sigs); close(done); cancel() }
+	// signal.Stop waits until the runtime's signal loop has started, which
+	// a process that ends within a few milliseconds (a hook, --version)
+	// would otherwise wait for at its end: a millisecond or more off the
+	// CPU on a loaded machine. The process is ending; nothing waits for it.
+	return ctx, func() { close(done); cancel(); go signal.Stop(sigs) }
 }
 
 // setLogger sends gloss's log to stderr: warnings, and with --verbose the

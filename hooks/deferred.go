@@ -48,6 +48,9 @@ func (inv *Invocation) deferred() bool {
 		default:
 			inv.deferIt = inv.Repo.LargeRepository()
 		}
+		if inv.deferIt {
+			inv.note = "deferred to the worker: gloss.deferHooks, or a large repository"
+		}
 	})
 	return inv.deferIt
 }

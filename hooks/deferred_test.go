@@ -116,6 +116,9 @@ func TestDeferredWorkerKilledLosesNoRecord(t *testing.T) {
 	stalled.Git("commit", "-q", "-m", "first change")
 	first := fx.Git("rev-parse", "HEAD")
 	pid := workerPID(t, fx.Dir)
+	if l := lastHookLog(t, repo); !strings.Contains(l, "deferred to the worker: gloss.deferHooks") {
+		t.Errorf("hooks.log does not say the commit's work was deferred: %q", l)
+	}
 	if q := capture.Queued(repo); len(q) != 1 || q[0] != first {
 		t.Fatalf("queued %v, want the first commit", q)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,32 +27,34 @@ var alwaysRules = map[string]directiveRule{
 
 // directiveRules are the checks of each directive, by its name; a
 // directive whose name is absent has none of its own.
-var directiveRules = map[string]directiveRule{
-	"claim":           (*validator).claimRule,
-	"risk":            (*validator).riskRule,
-	"decision":        (*validator).decisionRule,
-	"adr":             (*validator).decisionRule,
-	"agent_task":      (*validator).agentTaskRule,
-	"todo":            (*validator).agentTaskRule,
-	"state_change":    (*validator).stateChangeRule,
-	"change_request":  (*validator).changeRequestRule,
-	"comment":         (*validator).commentRule,
-	"footnote":        (*validator).commentRule,
-	"endnote":         (*validator).commentRule,
-	"citation":        (*validator).citationRule,
-	"diagram":         (*validator).diagramRule,
-	"plotly":          (*validator).plotlyRule,
-	"figure":          (*validator).figureRule,
-	"dataset":         (*validator).datasetRule,
-	"html":            (*validator).escapeHatchRule,
-	"svg":             (*validator).escapeHatchRule,
-	"script":          (*validator).escapeHatchRule,
-	"memory":          (*validator).memoryRule,
-	"control":         (*validator).controlRule,
-	"computed_metric": (*validator).computedRule,
-	"computed_plot":   (*validator).computedRule,
-	"computed_table":  (*validator).computedRule,
-}
+var directiveRules = sync.OnceValue(func() map[string]directiveRule {
+	return map[string]directiveRule{
+		"claim":           (*validator).claimRule,
+		"risk":            (*validator).riskRule,
+		"decision":        (*validator).decisionRule,
+		"adr":             (*validator).decisionRule,
+		"agent_task":      (*validator).agentTaskRule,
+		"todo":            (*validator).agentTaskRule,
+		"state_change":    (*validator).stateChangeRule,
+		"change_request":  (*validator).changeRequestRule,
+		"comment":         (*validator).commentRule,
+		"footnote":        (*validator).commentRule,
+		"endnote":         (*validator).commentRule,
+		"citation":        (*validator).citationRule,
+		"diagram":         (*validator).diagramRule,
+		"plotly":          (*validator).plotlyRule,
+		"figure":          (*validator).figureRule,
+		"dataset":         (*validator).datasetRule,
+		"html":            (*validator).escapeHatchRule,
+		"svg":             (*validator).escapeHatchRule,
+		"script":          (*validator).escapeHatchRule,
+		"memory":          (*validator).memoryRule,
+		"control":         (*validator).controlRule,
+		"computed_metric": (*validator).computedRule,
+		"computed_plot":   (*validator).computedRule,
+		"computed_table":  (*validator).computedRule,
+	}
+})
 
 // directive validates one directive block: the rules that always run,
 // then, unless it says noverify, whether its profile allows it and its
@@ -69,7 +72,7 @@ func (v *validator) directive(n *Node) {
 	if !v.allowed(n.Name) {
 		v.add(SevWarning, "out-of-profile-directive", n, fmt.Sprintf("Directive \"%s\" is not part of the declared \"%s\" profile.", n.Name, strings.Join(v.profiles, "+")))
 	}
-	if rule := directiveRules[n.Name]; rule != nil {
+	if rule := directiveRules()[n.Name]; rule != nil {
 		rule(v, n)
 	}
 }

@@ -128,7 +128,7 @@ func ruleName(r directiveRule) string {
 func TestDirectiveRules(t *testing.T) {
 	t.Parallel()
 	rules := map[string]directiveRule{}
-	for _, table := range []map[string]directiveRule{alwaysRules, directiveRules} {
+	for _, table := range []map[string]directiveRule{alwaysRules, directiveRules()} {
 		for _, r := range table {
 			rules[ruleName(r)] = r
 		}

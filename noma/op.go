@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/gloss-dev/gloss/fault"
 	"math"
 	"strings"
+	"sync"
+
+	"github.com/gloss-dev/gloss/fault"
 )
 
 // Patch ops: the 25 op names and their fields, decoding a request's ops
@@ -55,34 +57,37 @@ type fieldSpec struct {
 func req(name string, k byte) fieldSpec { return fieldSpec{name, k, true} }
 func opt(name string, k byte) fieldSpec { return fieldSpec{name, k, false} }
 
-// opSpecs are the 25 ops and their fields, in schema order.
-var opSpecs = map[string][]fieldSpec{
-	"replace_block":            {req("id", kString), req("content", kString)},
-	"replace_body":             {req("id", kString), req("content", kString)},
-	"update_heading":           {req("id", kString), req("title", kString)},
-	"add_comment":              {req("id", kString), req("target", kString), req("content", kString), opt("author", kString), opt("initials", kString), opt("date", kString), opt("reply_to", kString)},
-	"resolve_comment":          {req("id", kString), opt("resolved_by", kString), opt("resolved_at", kString)},
-	"add_footnote":             {req("id", kString), req("target", kString), req("content", kString), opt("label", kString)},
-	"add_endnote":              {req("id", kString), req("target", kString), req("content", kString), opt("label", kString)},
-	"add_change_request":       {req("id", kString), req("target", kString), req("action", kString), opt("from", kString), opt("to", kString), opt("text", kString), opt("content", kString), opt("author", kString), opt("date", kString)},
-	"update_table_cell":        {req("id", kString), req("row", kNumber), req("column", kNumOrStr), req("value", kString)},
-	"update_dataset_cell":      {req("id", kString), req("row", kNumber), req("column", kNumOrStr), req("value", kString)},
-	"update_table_header_cell": {req("id", kString), req("column", kNumOrStr), req("value", kString)},
-	"insert_table_row":         {req("id", kString), req("row", kNumber), req("cells", kStrings)},
-	"insert_dataset_row":       {req("id", kString), req("row", kNumber), req("cells", kStrings)},
-	"delete_table_row":         {req("id", kString), req("row", kNumber)},
-	"delete_dataset_row":       {req("id", kString), req("row", kNumber)},
-	"insert_table_column":      {req("id", kString), req("column", kNumber), req("cells", kStrings), opt("header", kString)},
-	"insert_dataset_column":    {req("id", kString), req("column", kNumber), req("header", kString), req("cells", kStrings)},
-	"delete_table_column":      {req("id", kString), req("column", kNumOrStr)},
-	"delete_dataset_column":    {req("id", kString), req("column", kNumOrStr)},
-	"move_block":               {req("id", kString), req("parent", kString), opt("position", kNumber)},
-	"add_block":                {req("parent", kString), req("content", kString), opt("position", kNumber)},
-	"delete_block":             {req("id", kString)},
-	"update_attribute":         {req("id", kString), req("key", kString), req("value", kAttrValue)},
-	"remove_attribute":         {req("id", kString), req("key", kString)},
-	"rename_id":                {req("from", kString), req("to", kString)},
-}
+// opSpecs are the 25 ops and their fields, in schema order; like the
+// package's other tables, built on first use rather than at every start.
+var opSpecs = sync.OnceValue(func() map[string][]fieldSpec {
+	return map[string][]fieldSpec{
+		"replace_block":            {req("id", kString), req("content", kString)},
+		"replace_body":             {req("id", kString), req("content", kString)},
+		"update_heading":           {req("id", kString), req("title", kString)},
+		"add_comment":              {req("id", kString), req("target", kString), req("content", kString), opt("author", kString), opt("initials", kString), opt("date", kString), opt("reply_to", kString)},
+		"resolve_comment":          {req("id", kString), opt("resolved_by", kString), opt("resolved_at", kString)},
+		"add_footnote":             {req("id", kString), req("target", kString), req("content", kString), opt("label", kString)},
+		"add_endnote":              {req("id", kString), req("target", kString), req("content", kString), opt("label", kString)},
+		"add_change_request":       {req("id", kString), req("target", kString), req("action", kString), opt("from", kString), opt("to", kString), opt("text", kString), opt("content", kString), opt("author", kString), opt("date", kString)},
+		"update_table_cell":        {req("id", kString), req("row", kNumber), req("column", kNumOrStr), req("value", kString)},
+		"update_dataset_cell":      {req("id", kString), req("row", kNumber), req("column", kNumOrStr), req("value", kString)},
+		"update_table_header_cell": {req("id", kString), req("column", kNumOrStr), req("value", kString)},
+		"insert_table_row":         {req("id", kString), req("row", kNumber), req("cells", kStrings)},
+		"insert_dataset_row":       {req("id", kString), req("row", kNumber), req("cells", kStrings)},
+		"delete_table_row":         {req("id", kString), req("row", kNumber)},
+		"delete_dataset_row":       {req("id", kString), req("row", kNumber)},
+		"insert_table_column":      {req("id", kString), req("column", kNumber), req("cells", kStrings), opt("header", kString)},
+		"insert_dataset_column":    {req("id", kString), req("column", kNumber), req("header", kString), req("cells", kStrings)},
+		"delete_table_column":      {req("id", kString), req("column", kNumOrStr)},
+		"delete_dataset_column":    {req("id", kString), req("column", kNumOrStr)},
+		"move_block":               {req("id", kString), req("parent", kString), opt("position", kNumber)},
+		"add_block":                {req("parent", kString), req("content", kString), opt("position", kNumber)},
+		"delete_block":             {req("id", kString)},
+		"update_attribute":         {req("id", kString), req("key", kString), req("value", kAttrValue)},
+		"remove_attribute":         {req("id", kString), req("key", kString)},
+		"rename_id":                {req("from", kString), req("to", kString)},
+	}
+})
 
 // CoreOps are the five core ops of §3.1.
 var CoreOps = []string{"replace_block", "add_block", "delete_block", "update_attribute", "rename_id"}
@@ -101,7 +106,7 @@ func OpNames() []string {
 // --help shows for each op.
 func OpFields(name string) string {
 	var parts []string
-	for _, f := range opSpecs[name] {
+	for _, f := range opSpecs()[name] {
 		if f.required {
 			parts = append(parts, f.name)
 		} else {
@@ -111,11 +116,13 @@ func OpFields(name string) string {
 	return strings.Join(parts, " ")
 }
 
-var fieldAliases = map[string][]string{
-	"content": {"body", "text", "value"},
-	"title":   {"heading", "text"},
-	"value":   {"content"},
-}
+var fieldAliases = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"content": {"body", "text", "value"},
+		"title":   {"heading", "text"},
+		"value":   {"content"},
+	}
+})
 
 // Op is one validated patch op. Unknown keys are dropped; it encodes with
 // its fields in schema order and baseHash last.
@@ -143,7 +150,7 @@ func (o Op) MarshalJSON() ([]byte, error) {
 	b.WriteString(`{"op":`)
 	name, _ := json.Marshal(o.Name)
 	b.Write(name)
-	for _, f := range opSpecs[o.Name] {
+	for _, f := range opSpecs()[o.Name] {
 		v, ok := o.fields[f.name]
 		if !ok {
 			continue
@@ -182,7 +189,7 @@ func (o *Op) UnmarshalJSON(data []byte) error {
 // OpFromMap shape-checks a decoded JSON object and returns the op.
 func OpFromMap(m map[string]any) (Op, *PatchError) {
 	name, _ := m["op"].(string)
-	specs, ok := opSpecs[name]
+	specs, ok := opSpecs()[name]
 	if !ok {
 		return Op{Name: name}, perr(CodeUnsupportedOp, "unsupported op %q", m["op"])
 	}
@@ -192,7 +199,7 @@ func OpFromMap(m map[string]any) (Op, *PatchError) {
 		if !present || v == nil {
 			if f.required {
 				msg := fmt.Sprintf("%s: missing field %q", name, f.name)
-				for _, a := range fieldAliases[f.name] {
+				for _, a := range fieldAliases()[f.name] {
 					if _, ok := m[a]; ok {
 						msg += fmt.Sprintf(" (got %q; the field is called %q)", a, f.name)
 						break

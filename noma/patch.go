@@ -84,7 +84,7 @@ func blockHash(lines []string, n *Node) string {
 
 // Apply runs one op.
 func (p *Patcher) Apply(op Op) error {
-	if _, ok := opSpecs[op.Name]; !ok {
+	if _, ok := opSpecs()[op.Name]; !ok {
 		return perr(CodeUnsupportedOp, "unsupported op %q", op.Name)
 	}
 	if bh := strings.ToLower(jsTrim(op.BaseHash)); bh != "" {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gloss-dev/gloss/editdist"
@@ -86,7 +87,7 @@ var Codes = []string{
 // else (PROFILES in https://github.com/ferax564/noma/blob/95319db/src/validator.ts,
 // v0.17.0). The workflow profiles are aliases or unions of the four base
 // ones, as there.
-var profileDirectives = func() map[string][]string {
+var profileDirectives = sync.OnceValue(func() map[string][]string {
 	minimal := []string{"summary", "abstract", "callout", "note", "warning", "tip", "header", "footer", "page_setup", "doc_protection",
 		"toc", "figure", "citation", "footnote", "endnote", "bibliography", "math", "code", "table", "pagebreak"}
 	technical := []string{"summary", "abstract", "callout", "note", "warning", "tip", "hero", "grid", "card", "columns", "tabs", "accordion",
@@ -107,7 +108,7 @@ var profileDirectives = func() map[string][]string {
 		"technical-docs": technical, "research-memo": research, "investment-thesis": research, "agent-memory": memory,
 		"adr": adr, "spec": append(slices.Clone(technical), research...),
 	}
-}()
+})
 
 // knownProfiles in the reference's order (Object.keys(PROFILES)), as its
 // unknown-profile message lists them.
@@ -239,7 +240,7 @@ func (v *validator) profileSetup() {
 	}
 	names = append(names, v.opts.Profiles...)
 	for _, n := range names {
-		if _, ok := profileDirectives[n]; ok {
+		if _, ok := profileDirectives()[n]; ok {
 			v.known[n] = true
 		} else {
 			v.add(SevWarning, "unknown-profile", nil, fmt.Sprintf("Document declares unknown profile \"%s\". Known: %s.", n, strings.Join(knownProfiles, ", ")))
@@ -380,7 +381,7 @@ func (v *validator) allowed(name string) bool {
 		return true
 	}
 	for p := range v.known {
-		if slices.Contains(profileDirectives[p], name) {
+		if slices.Contains(profileDirectives()[p], name) {
 			return true
 		}
 	}

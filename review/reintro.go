@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -53,7 +54,7 @@ func termsOf(alternative string) altTerms {
 		return t
 	}
 	for _, w := range words(alternative) {
-		if lw := strings.ToLower(w); len(lw) >= 4 && !commonWord[lw] {
+		if lw := strings.ToLower(w); len(lw) >= 4 && !commonWord()[lw] {
 			t.words = append(t.words, lw)
 		}
 	}
@@ -238,16 +239,18 @@ func words(s string) []string {
 }
 
 // commonWord are words of four letters or more that say nothing about
-// what an alternative is.
-var commonWord = map[string]bool{
-	"that": true, "this": true, "with": true, "from": true, "into": true, "instead": true, "would": true,
-	"should": true, "could": true, "them": true, "they": true, "then": true, "than": true, "there": true,
-	"their": true, "when": true, "where": true, "which": true, "while": true, "have": true, "each": true,
-	"every": true, "only": true, "also": true, "just": true, "some": true, "more": true, "most": true,
-	"using": true, "make": true, "makes": true, "made": true, "what": true, "does": true, "done": true,
-	"about": true, "over": true, "after": true, "before": true, "other": true, "same": true, "like": true,
-	"keep": true, "call": true, "calls": true, "code": true, "here": true, "your": true,
-}
+// what an alternative is (built on first use, not at every start).
+var commonWord = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"that": true, "this": true, "with": true, "from": true, "into": true, "instead": true, "would": true,
+		"should": true, "could": true, "them": true, "they": true, "then": true, "than": true, "there": true,
+		"their": true, "when": true, "where": true, "which": true, "while": true, "have": true, "each": true,
+		"every": true, "only": true, "also": true, "just": true, "some": true, "more": true, "most": true,
+		"using": true, "make": true, "makes": true, "made": true, "what": true, "does": true, "done": true,
+		"about": true, "over": true, "after": true, "before": true, "other": true, "same": true, "like": true,
+		"keep": true, "call": true, "calls": true, "code": true, "here": true, "your": true,
+	}
+})
 
 // cut shortens s to at most n bytes on a rune boundary.
 func cut(s string, n int) string {

@@ -34,7 +34,12 @@ type Entry struct {
 }
 
 var (
-	mu       sync.Mutex
+	mu sync.Mutex
+	// pending holds what Register was given and the maps below do not
+	// hold yet: registering costs every process start (each capability
+	// package registers from its init), indexing only the processes that
+	// look a shape up.
+	pending  []Entry
 	registry = map[string]Entry{}
 	cache    = map[string]*jsonschema.Schema{}
 	// typeTags maps a registered Go type to its tag; "" when two entries
@@ -48,7 +53,14 @@ var (
 func Register(entries ...Entry) {
 	mu.Lock()
 	defer mu.Unlock()
-	for _, e := range entries {
+	pending = append(pending, entries...)
+}
+
+// index moves the pending entries into the maps; the caller holds mu. A
+// name registered twice is a programming error, found by the first lookup
+// of any process (the schema tests look every shape up).
+func index() {
+	for _, e := range pending {
 		if _, dup := registry[e.Name]; dup {
 			panic("schemas: duplicate name " + e.Name)
 		}
@@ -67,6 +79,7 @@ func Register(entries ...Entry) {
 			typeTags[t] = e.Tag
 		}
 	}
+	pending = nil
 }
 
 // TypeOf is reflect.TypeFor, here so that registrations read naturally:
@@ -77,6 +90,7 @@ func TypeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 func All() []Entry {
 	mu.Lock()
 	defer mu.Unlock()
+	index()
 	out := make([]Entry, 0, len(registry))
 	for _, e := range registry {
 		out = append(out, e)
@@ -89,6 +103,7 @@ func All() []Entry {
 func Lookup(name string) (Entry, bool) {
 	mu.Lock()
 	defer mu.Unlock()
+	index()
 	e, ok := registry[name]
 	return e, ok
 }
@@ -180,6 +195,7 @@ func Encode(v any) ([]byte, error) {
 	data := bytes.TrimRight(buf.Bytes(), "\n")
 	if t != nil {
 		mu.Lock()
+		index()
 		exact := verbatim[deref(t)]
 		mu.Unlock()
 		if exact {
@@ -215,6 +231,7 @@ func pinTag(data []byte, t reflect.Type) []byte {
 		return data
 	}
 	mu.Lock()
+	index()
 	tag := typeTags[deref(t)]
 	mu.Unlock()
 	const prefix = `{"$schema":"`

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gloss-dev/gloss/agent"
 	"github.com/gloss-dev/gloss/fault"
@@ -27,7 +28,7 @@ import (
 // Agents gloss installs hooks for, in the order it reports them: every
 // agent the agent package answers (one payload file each, which also says
 // how its hooks file is laid out).
-var Agents = agent.Names()
+var Agents = sync.OnceValue(agent.Names)
 
 // HookCommand is the command an agent's configuration runs for event.
 func HookCommand(agent, event string) string {
@@ -75,8 +76,9 @@ type agentSpec struct {
 	file []byte
 }
 
-// agentSpecs is every agent's hooks file, as its payload file describes it.
-var agentSpecs = func() map[string]agentSpec {
+// agentSpecs is every agent's hooks file, as its payload file describes
+// it; built on first use, not at every start.
+var agentSpecs = sync.OnceValue(func() map[string]agentSpec {
 	out := map[string]agentSpec{}
 	for _, name := range agent.Names() {
 		a, _ := agent.Lookup(name)
@@ -90,7 +92,7 @@ var agentSpecs = func() map[string]agentSpec {
 		}
 	}
 	return out
-}()
+})
 
 // AgentChange reports what installing or removing one agent's hooks did
 // to its configuration file. The manifest keeps the same record, with
@@ -131,8 +133,8 @@ type AgentOptions struct {
 // offered (OtherAgents), never installed unasked.
 func DefaultAgents(root string) []string {
 	out := []string{"claude"}
-	for _, a := range Agents[1:] {
-		if root != "" && fileExists(filepath.Join(root, agentSpecs[a].dir)) {
+	for _, a := range Agents()[1:] {
+		if root != "" && fileExists(filepath.Join(root, agentSpecs()[a].dir)) {
 			out = append(out, a)
 		}
 	}
@@ -143,7 +145,7 @@ func DefaultAgents(root string) []string {
 // line that says how to add them.
 func OtherAgents(chosen []string) []string {
 	var out []string
-	for _, a := range Agents {
+	for _, a := range Agents() {
 		if !slices.Contains(chosen, a) {
 			out = append(out, a)
 		}
@@ -161,13 +163,13 @@ func ParseAgents(list []string) ([]string, error) {
 			switch {
 			case a == "":
 			case a == "all":
-				for _, x := range Agents {
+				for _, x := range Agents() {
 					if !slices.Contains(out, x) {
 						out = append(out, x)
 					}
 				}
-			case agentSpecs[a].name == "":
-				return nil, fault.Usagef("unknown agent %q (known: %s, or all)", a, strings.Join(Agents, ", "))
+			case agentSpecs()[a].name == "":
+				return nil, fault.Usagef("unknown agent %q (known: %s, or all)", a, strings.Join(Agents(), ", "))
 			case !slices.Contains(out, a):
 				out = append(out, a)
 			}
@@ -226,9 +228,9 @@ func installAgents(repo *gitops.Repo, m *manifest, opts AgentOptions, res *Resul
 		}
 	}
 	for _, a := range agents {
-		spec, ok := agentSpecs[a]
+		spec, ok := agentSpecs()[a]
 		if !ok {
-			return fault.Usagef("unknown agent %q (known: %s)", a, strings.Join(Agents, ", "))
+			return fault.Usagef("unknown agent %q (known: %s)", a, strings.Join(Agents(), ", "))
 		}
 		if opts.Global && spec.global == "" {
 			// An agent without a user-wide hooks file: skipped when found
@@ -375,7 +377,7 @@ func teamsFile(ctx context.Context, e AgentChange, root string) (AgentChange, bo
 	if err != nil {
 		return AgentChange{}, false // not tracked, or no commit yet
 	}
-	if present, err := glossEntries(committed, agentSpecs[e.Agent].cursor); err != nil || len(present) == 0 {
+	if present, err := glossEntries(committed, agentSpecs()[e.Agent].cursor); err != nil || len(present) == 0 {
 		return AgentChange{}, false
 	}
 	return AgentChange{Agent: e.Agent, Path: e.Path, Root: e.Root, Action: "kept", Events: []string{},

@@ -25,8 +25,8 @@ func TestAgentHooksRoundTripKeepsEveryByte(t *testing.T) {
 		"cursor with user": "{\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [{\"command\": \"./format.sh\"}],\n    \"stop\": [{\"command\": \"./audit.sh\"}]\n  }\n}\n",
 		"spaces in colons": "{ \"hooks\" : { \"UserPromptSubmit\" : [ { \"hooks\" : [ { \"type\" : \"command\" , \"command\" : \"u\" } ] } ] } , \"z\" : [1,2] }",
 	}
-	for _, agent := range Agents {
-		spec := agentSpecs[agent]
+	for _, agent := range Agents() {
+		spec := agentSpecs()[agent]
 		if spec.file != nil {
 			continue // a file gloss owns whole: TestOwnedFileInstallUninstall
 		}
@@ -165,8 +165,8 @@ func TestInstructionsRoundTripKeepsEveryByte(t *testing.T) {
 func TestOwnedFileInstallUninstall(t *testing.T) {
 	t.Parallel()
 	n := 0
-	for _, name := range Agents {
-		if spec := agentSpecs[name]; spec.file != nil {
+	for _, name := range Agents() {
+		if spec := agentSpecs()[name]; spec.file != nil {
 			n++
 			t.Run(name, func(t *testing.T) { ownedFileRoundTrip(t, spec) })
 		}

@@ -359,7 +359,7 @@ func uninstallAgentHooks(e AgentChange, root string) (AgentChange, error) {
 			return out, nil // that worktree is gone, and its files with it
 		}
 	}
-	spec := agentSpecs[e.Agent]
+	spec := agentSpecs()[e.Agent]
 	if spec.file != nil {
 		return uninstallOwnedFile(e, t)
 	}

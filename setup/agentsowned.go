@@ -74,7 +74,7 @@ func uninstallOwnedFile(e AgentChange, t MCPTarget) (AgentChange, error) {
 	if !ownedByGloss(data) {
 		return out, nil // replaced by a file of the user's since: theirs
 	}
-	out.Events = eventsOf(agentSpecs[e.Agent])
+	out.Events = eventsOf(agentSpecs()[e.Agent])
 	if !e.Created {
 		// It came with the repository (a teammate committed it): removing
 		// it would change a tracked file this clone did not create.

@@ -30,8 +30,8 @@ type AgentStatusResult struct {
 // hooks files and whether gloss's entries are in them.
 func AgentStatus(ctx context.Context, repo *gitops.Repo) (*AgentStatusResult, error) {
 	res := &AgentStatusResult{Schema: "gloss-agent-status/v1", Agents: []AgentState{}, Instructions: []InstructionsState{}}
-	for _, a := range Agents {
-		spec := agentSpecs[a]
+	for _, a := range Agents() {
+		spec := agentSpecs()[a]
 		for _, global := range []bool{false, true} {
 			t, err := agentTarget(spec, repo.Root(), global)
 			if err != nil {

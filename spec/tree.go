@@ -13,8 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"lukechampine.com/blake3"
-
+	"github.com/gloss-dev/gloss/blake3"
 	"github.com/gloss-dev/gloss/gitops"
 )
 
@@ -312,7 +311,7 @@ func (t *Tree) hashFile(p string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	h := blake3.New(32, nil)
+	h := blake3.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("read %s: %w", p, err)
 	}
