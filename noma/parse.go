@@ -276,146 +276,159 @@ func (p *parser) closer(open, end, n int) int {
 // colons (0 at top level).
 func (p *parser) blocks(start, end, depth int, top bool) []*Node {
 	var out []*Node
-	minColons := depth + 1
-	if minColons < 2 {
-		minColons = 2
-	}
+	// A directive's blocks open nested directives with more colons than
+	// its own; at the top level any run of two or more opens one.
+	minColons := max(depth+1, 2)
 	i := start
 	for i < end {
-		l := p.lines[i]
-		if isBlank(l) {
+		if isBlank(p.lines[i]) {
 			i++
 			continue
 		}
-		if m := matchOpener(l); m != nil {
-			n := len(m[1])
-			if n < minColons {
-				out = append(out, &Node{Type: TypeParagraph, Line: i + 1, EndLine: i + 1, Text: l})
-				i++
-				continue
-			}
-			d := &Node{Type: TypeDirective, Line: i + 1, Name: m[2]}
-			if m[3] != "" {
-				d.Attrs = parseAttrs(m[3][1 : len(m[3])-1])
-			}
-			if id, ok := d.StringAttr("id"); ok {
-				d.ID, d.HasID = id, true
-			}
-			c := p.closer(i, end, n)
-			inner := c
-			if c < 0 {
-				inner = end
-				d.EndLine = end
-			} else {
-				d.EndLine = c + 1
-			}
-			d.Children = p.blocks(i+1, inner, n, false)
-			if len(d.Children) == 1 && d.Children[0].Type == TypeParagraph {
-				d.Body = d.Children[0].Text
-			}
-			out = append(out, d)
-			if c < 0 {
-				i = end
-			} else {
-				i = c + 1
-			}
-			continue
-		}
-		if isColonOnly(l) {
-			out = append(out, &Node{Type: TypeParagraph, Line: i + 1, EndLine: i + 1, Text: l})
-			i++
-			continue
-		}
-		if m := matchHeading(l); m != nil {
-			out = append(out, p.heading(m, i, top))
-			i++
-			continue
-		}
-		if isFence(l) {
-			m := reFence.FindStringSubmatch(l)
-			c := -1
-			for j := i + 1; j < end; j++ {
-				if isFence(p.lines[j]) {
-					c = j
-					break
-				}
-			}
-			n := &Node{Type: TypeCode, Line: i + 1, Lang: m[1]}
-			if c < 0 {
-				n.Text = strings.Join(p.lines[i+1:end], "\n")
-				n.EndLine = end
-				i = end
-			} else {
-				n.Text = strings.Join(p.lines[i+1:c], "\n")
-				n.EndLine = c + 1
-				i = c + 1
-			}
-			out = append(out, n)
-			continue
-		}
-		if header, al, ok := p.tableStart(i, end); ok {
-			t := &Node{Type: TypeTable, Line: i + 1, Header: header, Align: al}
-			j := i + 2
-			for j < end && isPipeRow(p.lines[j]) {
-				cells := splitCells(p.lines[j])
-				row := make([]string, len(header))
-				copy(row, cells)
-				t.Rows = append(t.Rows, row)
-				j++
-			}
-			t.EndLine = j
-			out = append(out, t)
-			i = j
-			continue
-		}
-		if isBreak(l) {
-			out = append(out, &Node{Type: TypeBreak, Line: i + 1, EndLine: i + 1})
-			i++
-			continue
-		}
-		if isQuote(l) {
-			q := &Node{Type: TypeQuote, Line: i + 1}
-			var ql []string
-			j := i
-			for j < end && isQuote(p.lines[j]) {
-				s := p.lines[j][1:]
-				if s != "" && (s[0] == ' ' || s[0] == '\t') {
-					s = s[1:]
-				}
-				ql = append(ql, s)
-				j++
-			}
-			q.Text = strings.Join(ql, "\n")
-			q.EndLine = j
-			out = append(out, q)
-			i = j
-			continue
-		}
-		if _, ordered, ok := matchListItem(l); ok {
-			list := &Node{Type: TypeList, Line: i + 1, Ordered: ordered}
-			j := i
-			for j < end {
-				text, _, ok := matchListItem(p.lines[j])
-				if !ok {
-					break
-				}
-				list.Children = append(list.Children, &Node{Type: TypeListItem, Line: j + 1, EndLine: j + 1, Text: text})
-				j++
-			}
-			list.EndLine = j
-			out = append(out, list)
-			i = j
-			continue
-		}
-		// paragraph
-		j := i + 1
-		for j < end && !p.endsParagraph(j, end) {
-			j++
-		}
-		out = append(out, &Node{Type: TypeParagraph, Line: i + 1, EndLine: j, Text: strings.Join(p.lines[i:j], "\n")})
-		i = j
+		n, next := p.block(i, end, minColons, top)
+		out = append(out, n)
+		i = next
 	}
 	return out
+}
+
+// block parses the one block that starts at line i (not blank), trying
+// the kinds in the grammar's order of precedence, and returns it with the
+// line after it. A line no other kind claims starts a paragraph.
+func (p *parser) block(i, end, minColons int, top bool) (*Node, int) {
+	l := p.lines[i]
+	if m := matchOpener(l); m != nil {
+		if len(m[1]) < minColons {
+			return lineParagraph(l, i), i + 1 // too few colons to open here
+		}
+		return p.directive(m, i, end)
+	}
+	if isColonOnly(l) {
+		return lineParagraph(l, i), i + 1 // a stray closer is text
+	}
+	if m := matchHeading(l); m != nil {
+		return p.heading(m, i, top), i + 1
+	}
+	if isFence(l) {
+		return p.fencedCode(i, end)
+	}
+	if header, al, ok := p.tableStart(i, end); ok {
+		return p.table(header, al, i, end)
+	}
+	if isBreak(l) {
+		return &Node{Type: TypeBreak, Line: i + 1, EndLine: i + 1}, i + 1
+	}
+	if isQuote(l) {
+		return p.quote(i, end)
+	}
+	if _, ordered, ok := matchListItem(l); ok {
+		return p.list(ordered, i, end)
+	}
+	return p.paragraph(i, end)
+}
+
+// lineParagraph is line i kept as a one-line paragraph: what an opener or
+// closer that cannot act where it stands becomes.
+func lineParagraph(l string, i int) *Node {
+	return &Node{Type: TypeParagraph, Line: i + 1, EndLine: i + 1, Text: l}
+}
+
+// directive parses the directive opened at line i (m is its opener) and
+// its blocks up to the closer with as many colons; an unclosed one runs
+// to end.
+func (p *parser) directive(m []string, i, end int) (*Node, int) {
+	n := len(m[1])
+	d := &Node{Type: TypeDirective, Line: i + 1, Name: m[2]}
+	if m[3] != "" {
+		d.Attrs = parseAttrs(m[3][1 : len(m[3])-1])
+	}
+	if id, ok := d.StringAttr("id"); ok {
+		d.ID, d.HasID = id, true
+	}
+	inner, next := end, end
+	if c := p.closer(i, end, n); c >= 0 {
+		inner, next = c, c+1
+	}
+	d.EndLine = next
+	d.Children = p.blocks(i+1, inner, n, false)
+	// A body that is one paragraph is also the directive's text.
+	if len(d.Children) == 1 && d.Children[0].Type == TypeParagraph {
+		d.Body = d.Children[0].Text
+	}
+	return d, next
+}
+
+// fencedCode parses the code block fenced at line i; an unclosed fence
+// runs to end.
+func (p *parser) fencedCode(i, end int) (*Node, int) {
+	m := reFence.FindStringSubmatch(p.lines[i])
+	body, next := end, end
+	for j := i + 1; j < end; j++ {
+		if isFence(p.lines[j]) {
+			body, next = j, j+1
+			break
+		}
+	}
+	text := strings.Join(p.lines[i+1:body], "\n")
+	return &Node{Type: TypeCode, Line: i + 1, EndLine: next, Lang: m[1], Text: text}, next
+}
+
+// table parses the pipe table whose header and separator are lines i and
+// i+1: its rows are the pipe rows that follow, each cut or padded to the
+// header's width.
+func (p *parser) table(header, al []string, i, end int) (*Node, int) {
+	t := &Node{Type: TypeTable, Line: i + 1, Header: header, Align: al}
+	j := i + 2
+	for j < end && isPipeRow(p.lines[j]) {
+		row := make([]string, len(header))
+		copy(row, splitCells(p.lines[j]))
+		t.Rows = append(t.Rows, row)
+		j++
+	}
+	t.EndLine = j
+	return t, j
+}
+
+// quote parses the run of > lines at line i, each without its marker and
+// one space or tab after it.
+func (p *parser) quote(i, end int) (*Node, int) {
+	var ql []string
+	j := i
+	for j < end && isQuote(p.lines[j]) {
+		s := p.lines[j][1:]
+		if s != "" && (s[0] == ' ' || s[0] == '\t') {
+			s = s[1:]
+		}
+		ql = append(ql, s)
+		j++
+	}
+	return &Node{Type: TypeQuote, Line: i + 1, EndLine: j, Text: strings.Join(ql, "\n")}, j
+}
+
+// list parses the run of list items at line i; the first item decides
+// whether the list is ordered.
+func (p *parser) list(ordered bool, i, end int) (*Node, int) {
+	list := &Node{Type: TypeList, Line: i + 1, Ordered: ordered}
+	j := i
+	for j < end {
+		text, _, ok := matchListItem(p.lines[j])
+		if !ok {
+			break
+		}
+		list.Children = append(list.Children, &Node{Type: TypeListItem, Line: j + 1, EndLine: j + 1, Text: text})
+		j++
+	}
+	list.EndLine = j
+	return list, j
+}
+
+// paragraph parses the lines from i up to the first that ends a paragraph.
+func (p *parser) paragraph(i, end int) (*Node, int) {
+	j := i + 1
+	for j < end && !p.endsParagraph(j, end) {
+		j++
+	}
+	return &Node{Type: TypeParagraph, Line: i + 1, EndLine: j, Text: strings.Join(p.lines[i:j], "\n")}, j
 }
 
 func (p *parser) endsParagraph(j, end int) bool {

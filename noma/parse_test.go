@@ -283,3 +283,41 @@ func TestMatchersAgree(t *testing.T) {
 		checkMatchers(t, l)
 	}
 }
+
+// TestBlock pins the block stage: one block from its first line, as the
+// grammar's precedence decides its kind, and the line after it.
+func TestBlock(t *testing.T) {
+	cases := []struct {
+		name      string
+		src       string
+		minColons int
+		want      string // Dump of the block
+		next      int
+	}{
+		{"directive with a one-paragraph body", "::note{id=\"n\"}\nbody\n::\nafter", 2,
+			"directive 1-3 id=\"n\" note id=\"n\" body=\"body\"\n paragraph 2-2 \"body\"\n", 3},
+		{"unclosed directive runs to the end", "::note\na\n\nb", 2,
+			"directive 1-4 note body=\"\"\n paragraph 2-2 \"a\"\n paragraph 4-4 \"b\"\n", 4},
+		{"opener with too few colons is a paragraph", "::note\nx", 3, "paragraph 1-1 \"::note\"\n", 1},
+		{"stray closer is a paragraph", "::\nx", 2, "paragraph 1-1 \"::\"\n", 1},
+		{"heading", "## Two {id=\"t\"}\nx", 2, "section 1-1 id=\"t\" h2 \"Two\" aliases=[]\n", 1},
+		{"fenced code", "```go\nx := 1\n```\nafter", 2, "code 1-3 lang=\"go\" \"x := 1\"\n", 3},
+		{"unclosed fence runs to the end", "```\na\nb", 2, "code 1-3 lang=\"\" \"a\\nb\"\n", 3},
+		{"table, rows cut and padded to the header", "| a | b |\n| --- | :---: |\n| 1 |\n| 1 | 2 | 3 |\ntext", 2,
+			"table 1-4 [\"a\" \"b\"] [\"\" \"center\"] [[\"1\" \"\"] [\"1\" \"2\"]]\n", 4},
+		{"break", "***\nx", 2, "thematic_break 1-1\n", 1},
+		{"quote without markers", "> a\n>\tb\n>\nc", 2, "quote 1-3 \"a\\nb\\n\"\n", 3},
+		{"ordered list", "1. a\n- b\nc", 2,
+			"list 1-2 ordered=true\n list_item 1-1 \"a\"\n list_item 2-2 \"b\"\n", 2},
+		{"paragraph up to a heading", "a\nb\n# H", 2, "paragraph 1-2 \"a\\nb\"\n", 2},
+		{"paragraph up to a blank line", "a\n\nb", 2, "paragraph 1-1 \"a\"\n", 1},
+	}
+	for _, c := range cases {
+		lines := strings.Split(c.src, "\n")
+		p := &parser{lines: lines, seen: map[string]bool{}, next: map[string]int{}}
+		n, next := p.block(0, len(lines), c.minColons, true)
+		if got := Dump(n); got != c.want || next != c.next {
+			t.Errorf("%s: got %q, next %d; want %q, next %d", c.name, got, next, c.want, c.next)
+		}
+	}
+}

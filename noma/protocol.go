@@ -380,23 +380,8 @@ func isBookManifest(rel string) bool {
 // system fault (unreadable file, hostile path, failed write).
 func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 	start := time.Now()
-	rel, err := s.Rel(req.File)
+	rel, err := s.patchTarget(&req)
 	if err != nil {
-		return nil, err
-	}
-	if err := docExt(req.File, rel); err != nil {
-		return nil, err
-	}
-	if isBookManifest(rel) {
-		return nil, fault.Usagef("%s: book manifests are not patchable (unsupported_op)", rel)
-	}
-	// Only a document gets a transcript: a patch aimed at any other file
-	// (a.go) is refused before anything is recorded, so that no stray
-	// <file>.patches appears beside it.
-	if !strings.HasSuffix(rel, ".noma") {
-		return nil, fault.Usagef("%s is not a Noma document: patches apply to .noma files", fault.Quote(rel))
-	}
-	if err := req.check(); err != nil {
 		return nil, err
 	}
 	// One writer at a time per document: the lock covers the read, the
@@ -425,121 +410,41 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 			req.Ops[i].BaseHash = req.BaseHash
 		}
 	}
-	preSHA := sha(src)
-	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(s.tree.Dir(), rel))}).String()
-	base := func(op Op) *Record {
-		r := &Record{ProtocolVersion: ProtocolVersion, ToolVersion: buildinfo.Version, OpID: newUUID(),
-			TS: s.Now().UTC().Format("2006-01-02T15:04:05.000Z"), Actor: actor, DocURI: uri,
-			PreSHA256: preSHA, PostSHA256: preSHA, PreSHA: preSHA[:8], PostSHA: preSHA[:8], Op: opJSON(op),
-			Reason: req.Reason, ParentOpID: req.ParentOpID, BaseSHA256: req.BaseSHA256}
-		return r
+	run := &patchRun{s: s, req: req, w: w, start: start, actor: actor, preSHA: sha(src), preVal: "ok",
+		uri: (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(s.tree.Dir(), rel))}).String()}
+	if len(src) > MaxContentBytes {
+		return run.reject(0, CodeInvalidContent, "content_too_large")
 	}
-	var records []*Record
-	var newText *string // the document's new text, written after its records
-	finish := func(res *PatchResult) (*PatchResult, error) {
-		el := float64(time.Since(start).Microseconds()) / 1000
-		for _, r := range records {
-			r.ElapsedMS = el
-		}
-		last, err := w.commit(records, newText)
-		if err != nil {
+	if req.ExpectedSHA != "" && req.ExpectedSHA != run.preSHA[:8] {
+		return run.reject(0, CodeSHAMismatch, "sha_mismatch")
+	}
+	preDoc, err := Parse(src)
+	if err != nil {
+		return nil, fault.Usagef("%s: %v", rel, err)
+	}
+	run.preDiags = Validate(preDoc, ValidateOptions{})
+	run.preVal = Summary(run.preDiags)
+	p := NewPatcher(src)
+	steps, failed, err := applyOps(p, req.Ops, req.OpErrs, run.preSHA)
+	if err != nil {
+		var pe *PatchError
+		if !errors.As(err, &pe) {
 			return nil, err
 		}
-		if last != nil && res.OK {
-			res.Transcript = last
-		}
-		return res, nil
-	}
-	reject := func(failed int, code, msg string, preVal string, preDiags []Diagnostic) (*PatchResult, error) {
-		for i, op := range req.Ops {
-			r := base(op)
-			r.PatchResult = "rejected"
-			r.PreValidation, r.PostValidation = preVal, preVal
-			c, m := code, msg
-			if i != failed {
-				c, m = CodeOpListAborted, fmt.Sprintf("op %d of the list failed (%s); nothing was applied", failed, code)
-			}
-			r.Diagnostics = append(tag(preDiags, "pre"), synthetic(c, m))
-			records = append(records, r)
-		}
-		return finish(&PatchResult{OK: false, Error: msg, Code: code})
-	}
-	if len(src) > MaxContentBytes {
-		return reject(0, CodeInvalidContent, "content_too_large", "ok", nil)
-	}
-	if req.ExpectedSHA != "" && req.ExpectedSHA != preSHA[:8] {
-		return reject(0, CodeSHAMismatch, "sha_mismatch", "ok", nil)
-	}
-	preDoc, perr0 := Parse(src)
-	if perr0 != nil {
-		return nil, fault.Usagef("%s: %v", rel, perr0)
-	}
-	preDiags := Validate(preDoc, ValidateOptions{})
-	preVal := Summary(preDiags)
-	p := NewPatcher(src)
-	steps := make([]string, 0, len(req.Ops)+1)
-	steps = append(steps, preSHA)
-	for i, op := range req.Ops {
-		var e error
-		if req.OpErrs != nil && req.OpErrs[i] != nil {
-			e = req.OpErrs[i]
-		} else {
-			e = p.Apply(op)
-		}
-		if e != nil {
-			var pe *PatchError
-			if !errors.As(e, &pe) {
-				return nil, e
-			}
-			return reject(i, pe.Code, pe.Message, preVal, preDiags)
-		}
-		if len(req.Ops) > 1 {
-			steps = append(steps, sha(p.Text()))
-		}
+		return run.reject(failed, pe.Code, pe.Message)
 	}
 	warns := s.capabilityWarnings(rel, req.Ops)
 	out := p.Text()
 	postSHA := sha(out)
-	postDoc, err := Parse(out)
-	var postDiags []Diagnostic
-	if err != nil {
-		postDiags = []Diagnostic{{Severity: SevError, Code: "invalid_content", Message: "the result does not parse: " + err.Error()}}
-	} else {
-		postDiags = Validate(postDoc, ValidateOptions{})
-	}
+	postDiags := resultDiagnostics(out)
 	postVal := Summary(postDiags)
-	if req.Strict && postVal == "error" && postSHA != preSHA {
-		return reject(0, CodeInvalidContent, "strict: the result has validation errors", preVal, preDiags)
+	if req.Strict && postVal == "error" && postSHA != run.preSHA {
+		return run.reject(0, CodeInvalidContent, "strict: the result has validation errors")
 	}
-	result := "applied"
-	if postSHA == preSHA {
-		result = "noop"
-	} else {
-		newText = &out
+	if postSHA != run.preSHA {
+		run.newText = &out
 	}
-	// one record per op, each with its own intermediate hashes
-	if len(req.Ops) == 1 {
-		steps = append(steps, postSHA)
-	}
-	for i, op := range req.Ops {
-		r := base(op)
-		r.PreSHA256, r.PreSHA = steps[i], steps[i][:8]
-		r.PostSHA256, r.PostSHA = steps[i+1], steps[i+1][:8]
-		r.PatchResult = "applied"
-		if result == "noop" || r.PreSHA256 == r.PostSHA256 {
-			r.PatchResult = "noop"
-		}
-		r.PreValidation, r.PostValidation = preVal, postVal
-		diags := append(tag(preDiags, "pre"), tag(postDiags, "post")...)
-		if req.BaseSHA256 != "" && req.BaseSHA256 != preSHA && i == 0 {
-			diags = append(diags, taggedDiag{d: Diagnostic{Severity: SevWarning, Code: "base_sha_drift", Message: "the document changed since base_sha256"}, phase: "pre", synthetic: true})
-		}
-		diags = append(diags, warns[i]...)
-		if len(diags) > 0 {
-			r.Diagnostics = diags
-		}
-		records = append(records, r)
-	}
+	run.addApplied(append(steps, postSHA), postVal, postDiags, warns)
 	if postDiags == nil {
 		postDiags = []Diagnostic{}
 	}
@@ -547,7 +452,160 @@ func (s *Store) Patch(req PatchRequest) (*PatchResult, error) {
 	if len(req.Ops) > 1 {
 		res.Entries = len(req.Ops)
 	}
-	return finish(res)
+	return run.finish(res)
+}
+
+// patchTarget resolves the document a request patches, and refuses what
+// can be refused before anything is locked or recorded: a name that
+// resolves to another kind of file, a book manifest, a file that is not a
+// Noma document, malformed preconditions.
+func (s *Store) patchTarget(req *PatchRequest) (string, error) {
+	rel, err := s.Rel(req.File)
+	if err != nil {
+		return "", err
+	}
+	if err := docExt(req.File, rel); err != nil {
+		return "", err
+	}
+	if isBookManifest(rel) {
+		return "", fault.Usagef("%s: book manifests are not patchable (unsupported_op)", rel)
+	}
+	// Only a document gets a transcript: a patch aimed at any other file
+	// (a.go) is refused before anything is recorded, so that no stray
+	// <file>.patches appears beside it.
+	if !strings.HasSuffix(rel, ".noma") {
+		return "", fault.Usagef("%s is not a Noma document: patches apply to .noma files", fault.Quote(rel))
+	}
+	if err := req.check(); err != nil {
+		return "", err
+	}
+	return rel, nil
+}
+
+// applyOps applies ops to p in order; an op whose shape did not decode
+// (opErrs) fails with that error. It returns the document's hashes before
+// the first op (preSHA) and after each op but the last, whose hash is the
+// result's; or the index of the op that failed and its error, after which
+// p is not to be written.
+func applyOps(p *Patcher, ops []Op, opErrs []*PatchError, preSHA string) (steps []string, failed int, err error) {
+	steps = make([]string, 0, len(ops)+1)
+	steps = append(steps, preSHA)
+	for i, op := range ops {
+		var e error
+		if opErrs != nil && opErrs[i] != nil {
+			e = opErrs[i]
+		} else {
+			e = p.Apply(op)
+		}
+		if e != nil {
+			return nil, i, e
+		}
+		if i < len(ops)-1 {
+			steps = append(steps, sha(p.Text()))
+		}
+	}
+	return steps, 0, nil
+}
+
+// resultDiagnostics validates a patch's result; a result that does not
+// parse is one invalid_content error.
+func resultDiagnostics(out string) []Diagnostic {
+	doc, err := Parse(out)
+	if err != nil {
+		return []Diagnostic{{Severity: SevError, Code: "invalid_content", Message: "the result does not parse: " + err.Error()}}
+	}
+	return Validate(doc, ValidateOptions{})
+}
+
+// patchRun is one patch request under way: what all its transcript
+// records share, and the records and the document text it will write.
+type patchRun struct {
+	s      *Store
+	req    PatchRequest
+	w      *docWriter
+	start  time.Time
+	actor  Actor
+	uri    string
+	preSHA string
+	// preVal and preDiags are the document's validation before the ops:
+	// "ok" and none for a request refused before it was validated.
+	preVal   string
+	preDiags []Diagnostic
+
+	records []*Record
+	newText *string // the document's new text, written after its records
+}
+
+// record starts op's transcript record, its hashes the document's before
+// the patch until the op's own are known.
+func (r *patchRun) record(op Op) *Record {
+	return &Record{ProtocolVersion: ProtocolVersion, ToolVersion: buildinfo.Version, OpID: newUUID(),
+		TS: r.s.Now().UTC().Format("2006-01-02T15:04:05.000Z"), Actor: r.actor, DocURI: r.uri,
+		PreSHA256: r.preSHA, PostSHA256: r.preSHA, PreSHA: r.preSHA[:8], PostSHA: r.preSHA[:8], Op: opJSON(op),
+		Reason: r.req.Reason, ParentOpID: r.req.ParentOpID, BaseSHA256: r.req.BaseSHA256}
+}
+
+// reject records every op as rejected and answers with the protocol
+// error: the op that failed (index failed) carries code and msg, the
+// others say the list was aborted because of it.
+func (r *patchRun) reject(failed int, code, msg string) (*PatchResult, error) {
+	for i, op := range r.req.Ops {
+		rec := r.record(op)
+		rec.PatchResult = "rejected"
+		rec.PreValidation, rec.PostValidation = r.preVal, r.preVal
+		c, m := code, msg
+		if i != failed {
+			c, m = CodeOpListAborted, fmt.Sprintf("op %d of the list failed (%s); nothing was applied", failed, code)
+		}
+		rec.Diagnostics = append(tag(r.preDiags, "pre"), synthetic(c, m))
+		r.records = append(r.records, rec)
+	}
+	return r.finish(&PatchResult{OK: false, Error: msg, Code: code})
+}
+
+// addApplied records every op as applied, or as a noop when it left the
+// document as it was: steps are the document's hashes before the first op
+// and after each. The first record warns when the document is not the
+// base the request was made against.
+func (r *patchRun) addApplied(steps []string, postVal string, postDiags []Diagnostic, warns [][]any) {
+	noop := steps[len(steps)-1] == r.preSHA
+	for i, op := range r.req.Ops {
+		rec := r.record(op)
+		rec.PreSHA256, rec.PreSHA = steps[i], steps[i][:8]
+		rec.PostSHA256, rec.PostSHA = steps[i+1], steps[i+1][:8]
+		rec.PatchResult = "applied"
+		if noop || rec.PreSHA256 == rec.PostSHA256 {
+			rec.PatchResult = "noop"
+		}
+		rec.PreValidation, rec.PostValidation = r.preVal, postVal
+		diags := append(tag(r.preDiags, "pre"), tag(postDiags, "post")...)
+		if r.req.BaseSHA256 != "" && r.req.BaseSHA256 != r.preSHA && i == 0 {
+			diags = append(diags, taggedDiag{d: Diagnostic{Severity: SevWarning, Code: "base_sha_drift", Message: "the document changed since base_sha256"}, phase: "pre", synthetic: true})
+		}
+		diags = append(diags, warns[i]...)
+		if len(diags) > 0 {
+			rec.Diagnostics = diags
+		}
+		r.records = append(r.records, rec)
+	}
+}
+
+// finish stamps the records with the time the patch took, writes them and
+// the new text (if any) under the lock, and hands the last record to an
+// answer that succeeded.
+func (r *patchRun) finish(res *PatchResult) (*PatchResult, error) {
+	el := float64(time.Since(r.start).Microseconds()) / 1000
+	for _, rec := range r.records {
+		rec.ElapsedMS = el
+	}
+	last, err := r.w.commit(r.records, r.newText)
+	if err != nil {
+		return nil, err
+	}
+	if last != nil && res.OK {
+		res.Transcript = last
+	}
+	return res, nil
 }
 
 func opJSON(op Op) any {

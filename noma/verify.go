@@ -122,15 +122,21 @@ func Verify(root, base string) (*VerifyReport, error) {
 	return rep, nil
 }
 
-func readJSON(path string, v any) (bool, error) {
-	data, err := os.ReadFile(path)
+// readExpected decodes the fixture's file name into v. ok is false when
+// the fixture has no such file, and reason says why one that is there
+// cannot be read or decoded.
+func readExpected(dir, name string, v any) (ok bool, reason string) {
+	data, err := os.ReadFile(filepath.Join(dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return false, ""
+	}
+	if err == nil {
+		err = json.Unmarshal(data, v)
 	}
 	if err != nil {
-		return false, err
+		return false, name + ": " + err.Error()
 	}
-	return true, json.Unmarshal(data, v)
+	return true, ""
 }
 
 // checkFixture returns how many checks ran and the first failure.
@@ -144,147 +150,195 @@ func checkFixture(dir string) (int, string) {
 	if err != nil {
 		return 0, "parse: " + err.Error()
 	}
+	// Each check runs when the fixture has its expected file and reports
+	// whether it ran and its failure; the first failure ends the fixture,
+	// so the order of the checks is the order of the reasons.
 	checks := 0
+	for _, check := range []func(dir, src string, doc *Node) (bool, string){
+		checkIDs, checkDiagnostics, checkRoundtrip, checkSpans, checkPatch,
+	} {
+		ran, reason := check(dir, src, doc)
+		if ran {
+			checks++
+		}
+		if reason != "" {
+			return checks, reason
+		}
+	}
+	return checks, ""
+}
 
+// checkIDs compares the document's ids with expected.ids.json: the
+// canonical ids as a set, then each listed id's aliases as a set.
+func checkIDs(dir, _ string, doc *Node) (bool, string) {
 	var ids struct {
 		Canonical []string            `json:"canonical"`
 		Aliases   map[string][]string `json:"aliases"`
 	}
-	if ok, err := readJSON(filepath.Join(dir, "expected.ids.json"), &ids); err != nil {
-		return checks, "expected.ids.json: " + err.Error()
-	} else if ok {
-		checks++
-		var got []string
-		Walk(doc, func(n *Node) bool {
-			if n.HasID && n.ID != "" {
-				got = append(got, n.ID)
-			}
-			return true
-		})
-		want := append([]string{}, ids.Canonical...)
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			return checks, fmt.Sprintf("ids mismatch: got %s, expected %s", jsonList(got), jsonList(want))
+	if ok, reason := readExpected(dir, "expected.ids.json", &ids); !ok {
+		return false, reason
+	}
+	var got []string
+	Walk(doc, func(n *Node) bool {
+		if n.HasID && n.ID != "" {
+			got = append(got, n.ID)
 		}
-		for _, k := range slices.Sorted(maps.Keys(ids.Aliases)) {
-			var have []string
-			if n := doc.Find(k); n != nil {
-				have = append(have, n.Aliases...)
-			}
-			exp := append([]string{}, ids.Aliases[k]...)
-			slices.Sort(have)
-			slices.Sort(exp)
-			if !slices.Equal(have, exp) {
-				return checks, "aliases mismatch for " + k
-			}
+		return true
+	})
+	want := append([]string{}, ids.Canonical...)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return true, fmt.Sprintf("ids mismatch: got %s, expected %s", jsonList(got), jsonList(want))
+	}
+	for _, k := range slices.Sorted(maps.Keys(ids.Aliases)) {
+		var have []string
+		if n := doc.Find(k); n != nil {
+			have = append(have, n.Aliases...)
+		}
+		exp := append([]string{}, ids.Aliases[k]...)
+		slices.Sort(have)
+		slices.Sort(exp)
+		if !slices.Equal(have, exp) {
+			return true, "aliases mismatch for " + k
 		}
 	}
+	return true, ""
+}
 
+// checkDiagnostics compares the validator's diagnostics with
+// expected.diagnostics.json as a set of severity:code pairs (messages and
+// order are the implementation's).
+func checkDiagnostics(dir, _ string, doc *Node) (bool, string) {
 	var diags []struct{ Code, Severity string }
-	if ok, err := readJSON(filepath.Join(dir, "expected.diagnostics.json"), &diags); err != nil {
-		return checks, "expected.diagnostics.json: " + err.Error()
-	} else if ok {
-		checks++
-		var got, want []string
-		for _, d := range Validate(doc, ValidateOptions{}) {
-			got = append(got, d.Severity+":"+d.Code)
-		}
-		for _, d := range diags {
-			want = append(want, d.Severity+":"+d.Code)
-		}
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			return checks, fmt.Sprintf("diagnostics mismatch: got %s, expected %s", jsonList(got), jsonList(want))
-		}
+	if ok, reason := readExpected(dir, "expected.diagnostics.json", &diags); !ok {
+		return false, reason
 	}
-
-	if want, err := os.ReadFile(filepath.Join(dir, "expected.roundtrip.noma")); err == nil {
-		checks++
-		got := Render(doc)
-		if got != string(want) {
-			return checks, fmt.Sprintf("roundtrip mismatch: got %q", got)
-		}
-		again, err := Parse(got)
-		if err != nil {
-			return checks, "roundtrip property failed: " + err.Error()
-		}
-		if a, b := Dump(doc), Dump(again); a != b {
-			return checks, "roundtrip property failed: the re-parsed tree differs"
-		}
+	var got, want []string
+	for _, d := range Validate(doc, ValidateOptions{}) {
+		got = append(got, d.Severity+":"+d.Code)
 	}
+	for _, d := range diags {
+		want = append(want, d.Severity+":"+d.Code)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return true, fmt.Sprintf("diagnostics mismatch: got %s, expected %s", jsonList(got), jsonList(want))
+	}
+	return true, ""
+}
 
+// checkRoundtrip compares the rendered document with
+// expected.roundtrip.noma, then checks that the rendering parses back to
+// the same tree.
+func checkRoundtrip(dir, _ string, doc *Node) (bool, string) {
+	want, err := os.ReadFile(filepath.Join(dir, "expected.roundtrip.noma"))
+	if err != nil {
+		return false, ""
+	}
+	got := Render(doc)
+	if got != string(want) {
+		return true, fmt.Sprintf("roundtrip mismatch: got %q", got)
+	}
+	again, err := Parse(got)
+	if err != nil {
+		return true, "roundtrip property failed: " + err.Error()
+	}
+	if a, b := Dump(doc), Dump(again); a != b {
+		return true, "roundtrip property failed: the re-parsed tree differs"
+	}
+	return true, ""
+}
+
+// checkSpans compares the line spans of the ids expected.spans.json lists
+// (an id the document lacks is skipped).
+func checkSpans(dir, _ string, doc *Node) (bool, string) {
 	var spans map[string]struct{ StartLine, EndLine int }
-	if ok, err := readJSON(filepath.Join(dir, "expected.spans.json"), &spans); err != nil {
-		return checks, "expected.spans.json: " + err.Error()
-	} else if ok {
-		checks++
-		for _, id := range slices.Sorted(maps.Keys(spans)) {
-			n := doc.Find(id)
-			if n == nil {
-				continue
-			}
-			w := spans[id]
-			if n.Line != w.StartLine || n.EndLine != w.EndLine {
-				return checks, fmt.Sprintf("span mismatch for %q: got [%d, %d], expected [%d, %d]", id, n.Line, n.EndLine, w.StartLine, w.EndLine)
-			}
+	if ok, reason := readExpected(dir, "expected.spans.json", &spans); !ok {
+		return false, reason
+	}
+	for _, id := range slices.Sorted(maps.Keys(spans)) {
+		n := doc.Find(id)
+		if n == nil {
+			continue
+		}
+		w := spans[id]
+		if n.Line != w.StartLine || n.EndLine != w.EndLine {
+			return true, fmt.Sprintf("span mismatch for %q: got [%d, %d], expected [%d, %d]", id, n.Line, n.EndLine, w.StartLine, w.EndLine)
 		}
 	}
+	return true, ""
+}
 
+// checkPatch applies the fixture's patch.json, when it has one, to the
+// source and checks the outcome: the error expected.error.json names, or
+// else the text of expected.post.noma.
+func checkPatch(dir, src string, _ *Node) (bool, string) {
 	patch, err := os.ReadFile(filepath.Join(dir, "patch.json"))
 	if err != nil {
-		return checks, ""
+		return false, ""
 	}
 	ops, opErrs, err := DecodeOps(patch)
 	if err != nil {
-		return checks, err.Error()
+		return false, err.Error()
 	}
 	var expErr struct{ Code string }
-	if ok, err := readJSON(filepath.Join(dir, "expected.error.json"), &expErr); err != nil {
-		return checks, "expected.error.json: " + err.Error()
+	if ok, reason := readExpected(dir, "expected.error.json", &expErr); reason != "" {
+		return false, reason
 	} else if ok {
-		checks++
-		p := NewPatcher(src)
-		for i, op := range ops {
-			var e error
-			if opErrs[i] != nil {
-				e = opErrs[i]
-			} else {
-				e = p.Apply(op)
-			}
-			if e == nil {
-				continue
-			}
-			var pe *PatchError
-			if !errors.As(e, &pe) {
-				return checks, fmt.Sprintf("expected PatchError(%q), got %v", expErr.Code, e)
-			}
-			if pe.Code != expErr.Code {
-				return checks, fmt.Sprintf("error code mismatch: got %q, expected %q", pe.Code, expErr.Code)
-			}
-			return checks, ""
-		}
-		return checks, fmt.Sprintf("expected PatchError(%q), but patch succeeded", expErr.Code)
+		return true, patchErrorMismatch(src, ops, opErrs, expErr.Code)
 	}
 	want, err := os.ReadFile(filepath.Join(dir, "expected.post.noma"))
 	if err != nil {
-		return checks, ""
+		return false, ""
 	}
-	checks++
+	return true, patchOutputMismatch(src, ops, opErrs, string(want))
+}
+
+// patchErrorMismatch applies ops in order (an op that did not decode
+// fails as its decoding error) and says how the first failure differs
+// from a PatchError with the code expected; "" when it matches.
+func patchErrorMismatch(src string, ops []Op, opErrs []*PatchError, code string) string {
+	p := NewPatcher(src)
+	for i, op := range ops {
+		var e error
+		if opErrs[i] != nil {
+			e = opErrs[i]
+		} else {
+			e = p.Apply(op)
+		}
+		if e == nil {
+			continue
+		}
+		var pe *PatchError
+		if !errors.As(e, &pe) {
+			return fmt.Sprintf("expected PatchError(%q), got %v", code, e)
+		}
+		if pe.Code != code {
+			return fmt.Sprintf("error code mismatch: got %q, expected %q", pe.Code, code)
+		}
+		return ""
+	}
+	return fmt.Sprintf("expected PatchError(%q), but patch succeeded", code)
+}
+
+// patchOutputMismatch applies ops to src and says how the result differs
+// from want; "" when it is the same text.
+func patchOutputMismatch(src string, ops []Op, opErrs []*PatchError, want string) string {
 	for _, e := range opErrs {
 		if e != nil {
-			return checks, "patch failed: " + e.Error()
+			return "patch failed: " + e.Error()
 		}
 	}
 	got, err := ApplySource(src, ops)
 	if err != nil {
-		return checks, "patch failed: " + err.Error()
+		return "patch failed: " + err.Error()
 	}
-	if got != string(want) {
-		return checks, fmt.Sprintf("patch output mismatch: got %q\n--- expected ---\n%q", got, string(want))
+	if got != want {
+		return fmt.Sprintf("patch output mismatch: got %q\n--- expected ---\n%q", got, want)
 	}
-	return checks, ""
+	return ""
 }
 
 func jsonList(s []string) string {
