@@ -22,8 +22,7 @@ const maxFuncLines = 120
 // grows past its listed length fails, and one brought under the bound
 // must leave the list.
 var longFuncs = map[string]int{
-	"reconcile/diff.go:Workspace.SpecDiff": 143,
-	"tasks/import.go:Store.ImportChant":    136,
+	"tasks/import.go:Store.ImportChant": 136,
 }
 
 func TestNoLongFunctions(t *testing.T) {

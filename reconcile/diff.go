@@ -190,15 +190,45 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 		res.Warnings = append(res.Warnings, coldWarning(sp.Path, w.Specs.Layout.StatePath))
 	}
 
-	// Governed files, split into spec files and the rest; excludes apply
-	// to both lists and to everything derived from them.
-	var governed, specFiles []string
+	governed, specFiles, excluded := w.governedFiles(sp, excl)
+	res.Excluded = append(res.Excluded, excluded...)
+	changed, same, warns := w.classify(v, governed, in.BypassCache)
+	res.Warnings = append(res.Warnings, warns...)
+
+	// A change to the spec, or to a spec file it governs, puts the
+	// governed files that did not change in question again.
+	ownChanged, changedSpecs, warns := w.changedSpecs(v, sp.Path, specFiles, in.BypassCache)
+	res.Warnings = append(res.Warnings, warns...)
+	w.addSpecTexts(changedSpecs, res)
+	if ownChanged || len(res.SpecChanges) > 0 {
+		res.SpecInvalidated = nonNil(same)
+	} else {
+		res.Skipped = nonNil(same)
+	}
+
+	if err := w.addBaseChanges(base.BaseCommit, sp, excl, res); err != nil {
+		return nil, err
+	}
+	pathspec := w.addChangedFiles(sp, changed, res)
+	diff, binaries, err := w.diff(ctx, base.BaseCommit, pathspec, res.UntrackedFiles)
+	if err != nil {
+		return nil, err
+	}
+	res.Diff = diff
+	res.BinaryChanges = nonNil(binaries)
+	return res, nil
+}
+
+// governedFiles lists the working tree's files the spec governs, split
+// into spec files and the rest; excluded are those exclude_patterns leave
+// out of both lists (and so out of everything derived from them).
+func (w *Workspace) governedFiles(sp *spec.Spec, excl spec.GlobSet) (governed, specFiles, excluded []string) {
 	for _, f := range w.Tree.Files {
 		if !sp.Governs(f.Path) {
 			continue
 		}
 		if excl.Match(f.Path) {
-			res.Excluded = append(res.Excluded, f.Path)
+			excluded = append(excluded, f.Path)
 			continue
 		}
 		if w.Specs.IsSpecPath(f.Path) {
@@ -207,30 +237,40 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 			governed = append(governed, f.Path)
 		}
 	}
-	changed, same, warns := w.classify(v, governed, in.BypassCache)
-	res.Warnings = append(res.Warnings, warns...)
+	return governed, specFiles, excluded
+}
 
-	// The spec's own file and the spec files it governs.
-	ownChanged, err := w.specChanged(v, sp.Path)
+// changedSpecs lists, sorted, the spec files that differ from the view:
+// the spec's own file sp (own says whether it is one; a bypassed cache
+// counts it as changed) and those of specFiles. Files that cannot be
+// hashed are reported in warnings and count as changed.
+func (w *Workspace) changedSpecs(v *view, sp string, specFiles []string, bypass bool) (own bool, changed, warnings []string) {
+	own, err := w.specChanged(v, sp)
 	if err != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("cannot hash %s: %v", sp.Path, err))
+		warnings = append(warnings, fmt.Sprintf("cannot hash %s: %v", sp, err))
 	}
-	if in.BypassCache {
-		ownChanged = true
+	if bypass {
+		own = true
 	}
-	changedSpecs := []string{}
-	if ownChanged {
-		changedSpecs = append(changedSpecs, sp.Path)
+	if own {
+		changed = append(changed, sp)
 	}
-	otherChanged, _, warns := w.classify(v, specFiles, in.BypassCache)
-	res.Warnings = append(res.Warnings, warns...)
-	for _, p := range otherChanged {
-		if p != sp.Path {
-			changedSpecs = append(changedSpecs, p)
+	others, _, warns := w.classify(v, specFiles, bypass)
+	warnings = append(warnings, warns...)
+	for _, p := range others {
+		if p != sp {
+			changed = append(changed, p)
 		}
 	}
-	slices.Sort(changedSpecs)
-	for _, p := range changedSpecs {
+	slices.Sort(changed)
+	return own, changed, warnings
+}
+
+// addSpecTexts puts the changed spec files with their text in the
+// answer, and beside them the system spec: by path alone when it is one
+// of them, since its text is already there.
+func (w *Workspace) addSpecTexts(changed []string, res *DiffResult) {
+	for _, p := range changed {
 		data, err := w.Tree.ReadFile(p)
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("cannot read %s: %v", p, err))
@@ -239,26 +279,25 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 		text := string(data)
 		res.SpecChanges = append(res.SpecChanges, SpecText{Path: p, Content: &text})
 	}
-	if len(res.SpecChanges) > 0 && w.Specs.System != nil {
-		sys := w.Specs.System
-		if slices.Contains(changedSpecs, sys.Path) {
-			res.SystemSpec = &SpecText{Path: sys.Path}
-		} else {
-			text := string(sys.Raw)
-			res.SystemSpec = &SpecText{Path: sys.Path, Content: &text}
-		}
+	sys := w.Specs.System
+	if len(res.SpecChanges) == 0 || sys == nil {
+		return
 	}
-	if ownChanged || len(res.SpecChanges) > 0 {
-		res.SpecInvalidated = nonNil(same)
+	if slices.Contains(changed, sys.Path) {
+		res.SystemSpec = &SpecText{Path: sys.Path}
 	} else {
-		res.Skipped = nonNil(same)
+		text := string(sys.Raw)
+		res.SystemSpec = &SpecText{Path: sys.Path, Content: &text}
 	}
+}
 
-	// Deletions, renames and untracked files since the base, as far as the
-	// spec governs them.
-	cs, err := w.worktreeChanges(base.BaseCommit)
+// addBaseChanges adds the deletions and renames since the base, as far as
+// the spec governs them: a rename counts unless both its ends are
+// excluded.
+func (w *Workspace) addBaseChanges(base string, sp *spec.Spec, excl spec.GlobSet, res *DiffResult) error {
+	cs, err := w.worktreeChanges(base)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, p := range cs.deleted {
 		if sp.Governs(p) && !excl.Match(p) {
@@ -270,21 +309,21 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 			res.RenamedFiles = append(res.RenamedFiles, r)
 		}
 	}
-	untracked := map[string]bool{}
+	return nil
+}
+
+// addChangedFiles adds the changed files with their categories, the
+// untracked ones also apart (the diff shows them as new files), and
+// returns what git diffs against the base: the tracked changed files, the
+// deletions and both ends of each rename.
+func (w *Workspace) addChangedFiles(sp *spec.Spec, changed []string, res *DiffResult) []string {
+	var pathspec []string
 	for _, f := range changed {
 		res.Files = append(res.Files, f)
 		res.FileCategories[f] = sp.Category(f)
 		if tf, _ := w.Tree.Lookup(f); tf.Untracked {
-			untracked[f] = true
 			res.UntrackedFiles = append(res.UntrackedFiles, f)
-		}
-	}
-
-	// The diff: tracked changed files plus deletions and rename sources
-	// against the base; untracked files as new files.
-	var pathspec []string
-	for _, f := range changed {
-		if !untracked[f] {
+		} else {
 			pathspec = append(pathspec, f)
 		}
 	}
@@ -292,13 +331,7 @@ func (w *Workspace) SpecDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 	for _, r := range res.RenamedFiles {
 		pathspec = append(pathspec, r.From, r.To)
 	}
-	diff, binaries, err := w.diff(ctx, base.BaseCommit, pathspec, res.UntrackedFiles)
-	if err != nil {
-		return nil, err
-	}
-	res.Diff = diff
-	res.BinaryChanges = nonNil(binaries)
-	return res, nil
+	return pathspec
 }
 
 // diff runs git diff base -- paths (rename detection on, binary files
