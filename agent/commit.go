@@ -83,16 +83,11 @@ func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
 		if hs == nil {
 			continue
 		}
-		ss := cw.state(repo, e.Session)
-		// The prompt the edit answered.
+		// The intent is the prompt the edit answered.
 		intent := ""
-		if ss != nil {
-			r := cw.promptRules(repo)
-			if p := ss.PromptBefore(e.Time); r.err == nil && !promptForgotten(r.ts, p) {
-				if intent = r.red.Redact(p); promptForgotten(r.ts, intent) {
-					intent = ""
-				}
-			}
+		if ss := cw.state(repo, e.Session); ss != nil {
+			prompt := ss.PromptBefore(e.Time)
+			intent = cw.keptPrompt(repo, prompt)
 		}
 		w := byFile[e.File]
 		for _, h := range e.Hashes {
@@ -120,6 +115,24 @@ func ForCommit(repo *gitops.Repo, taken *capture.Taken) *CommitWork {
 		cw.Work = append(cw.Work, *byFile[f])
 	}
 	return cw
+}
+
+// keptPrompt is a session's prompt as gloss keeps it, in an edit's intent
+// or a session record's summary: redacted, and nothing when it was
+// forgotten (as written or as redacted) or when the rules could not be
+// loaded (text that could not be checked is never kept).
+func (cw *CommitWork) keptPrompt(repo *gitops.Repo, prompt string) string {
+	if prompt == "" {
+		return ""
+	}
+	r := cw.promptRules(repo)
+	if r.err != nil || promptForgotten(r.ts, prompt) {
+		return ""
+	}
+	if kept := r.red.Redact(prompt); !promptForgotten(r.ts, kept) {
+		return kept
+	}
+	return ""
 }
 
 // promptRules loads the tombstones and the redactor, once, when a
@@ -165,11 +178,8 @@ func (cw *CommitWork) RecordSessions(ctx context.Context, repo *gitops.Repo, com
 			if rec.Model == "" {
 				rec.Model = ss.Model
 			}
-			if r := cw.promptRules(repo); len(ss.Prompts) > 0 && r.err == nil {
-				last := ss.Prompts[len(ss.Prompts)-1].Summary
-				if s := r.red.Redact(last); !promptForgotten(r.ts, last) && !promptForgotten(r.ts, s) {
-					rec.Summary = s
-				}
+			if n := len(ss.Prompts); n > 0 {
+				rec.Summary = cw.keptPrompt(repo, ss.Prompts[n-1].Summary)
 			}
 		}
 		for f := range u.files {

@@ -145,15 +145,15 @@ func Blame(ctx context.Context, repo *gitops.Repo, q BlameQuery) (*BlameResult, 
 }
 
 // readAttribution reads the attribution of commits from one snapshot of
-// the ref.
+// the ref; a commit without one is absent.
 func readAttribution(repo *gitops.Repo, commits []string) (map[string]*commitAttribution, error) {
-	recs, err := notes.Open(repo, Ref).Read(commits)
+	recs, err := notes.Open(repo, Ref).ReadResolved(commits)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]*commitAttribution, len(recs))
-	for c, rs := range recs {
-		out[c] = resolve(rs)
+	for c, live := range recs {
+		out[c] = attributionOf(live)
 	}
 	return out, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gloss-dev/gloss/capture"
 	"github.com/gloss-dev/gloss/gitops"
-	"github.com/gloss-dev/gloss/notes"
 )
 
 // carry writes target's attribution from its sources' (an amended or
@@ -23,17 +22,15 @@ import (
 func carry(ctx context.Context, repo *gitops.Repo, sources []string, in *input, kind string, comp computation, fresh bool) (*Record, error) {
 	sources = oldestFirst(repo, sources)
 	target := in.id
-	recs, err := notes.Open(repo, Ref).Read(append(append([]string{}, sources...), target))
+	all := append(append([]string{}, sources...), target)
+	attrs, err := readAttribution(repo, all)
 	if err != nil {
 		return nil, err
 	}
-	attrs := map[string]*commitAttribution{}
 	var supersedes []string
 	any := false
-	for _, s := range append(append([]string{}, sources...), target) {
-		ca := resolve(recs[s])
-		attrs[s] = ca
-		if ca != nil {
+	for _, s := range all {
+		if ca := attrs[s]; ca != nil {
 			supersedes = append(supersedes, ca.ids...)
 			if s != target {
 				any = true

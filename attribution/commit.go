@@ -79,8 +79,8 @@ func (in *input) gather(ctx context.Context, repo *gitops.Repo) error {
 		return err
 	}
 	in.files = files
-	if recs, err := notes.Open(repo, notes.Annotations).Read([]string{c.ID}); err == nil {
-		in.annotations = annotate.Decode(notes.Resolve(recs[c.ID]))
+	if recs, err := notes.Open(repo, notes.Annotations).ReadResolved([]string{c.ID}); err == nil {
+		in.annotations = annotate.Decode(recs[c.ID])
 	}
 	in.commit = c
 	return nil

@@ -160,7 +160,12 @@ type span struct {
 
 // resolve reads the live attribution records of one commit's note.
 func resolve(recs []notes.Record) *commitAttribution {
-	live := notes.Resolve(recs)
+	return attributionOf(notes.Resolve(recs))
+}
+
+// attributionOf reads the attribution records among live, a note's
+// records that nothing supersedes (notes.Resolve).
+func attributionOf(live []notes.Record) *commitAttribution {
 	var decoded []*Record
 	for _, r := range live {
 		if r.Schema != Schema {

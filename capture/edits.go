@@ -103,7 +103,7 @@ func isEdit(e *Edit) bool { return e.Schema == EditSchema }
 func readEdits(p string) ([]Edit, error) { return readLines(p, maxEditBytes, isEdit) }
 
 // writeEdits replaces the store with es (none: removes it), synced to
-// stable storage when durable (safepath.Durable).
+// stable storage when durable (gitops.Repo.Durable).
 func writeEdits(p string, es []Edit, durable bool) error {
 	if len(es) == 0 {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
@@ -138,7 +138,7 @@ func AppendEdits(repo *gitops.Repo, es ...Edit) error {
 			if err != nil {
 				return err
 			}
-			if err := writeEdits(p, old[len(old)/2:], safepath.Durable(repo)); err != nil {
+			if err := writeEdits(p, old[len(old)/2:], repo.Durable()); err != nil {
 				return err
 			}
 		}
@@ -190,7 +190,7 @@ func TakeEdits(repo *gitops.Repo, commit *gitops.Commit) (*Taken, error) {
 		// Read first what the commit and the working tree hold of the
 		// edits' files, then hash it.
 		committed := committedFiles(repo, commit, t.Edits)
-		worktree, durable := worktreeFiles(repo, committed)
+		worktree := worktreeFiles(repo, committed)
 		inWorktree := map[string]map[string]bool{} // file -> line hashes in the working tree
 		for f, data := range committed {
 			t.Committed[f], inWorktree[f] = LineHashes(data), LineHashes(worktree[f])
@@ -213,7 +213,7 @@ func TakeEdits(repo *gitops.Repo, commit *gitops.Commit) (*Taken, error) {
 				kept = append(kept, e)
 			}
 		}
-		return writeEdits(p, kept, durable)
+		return writeEdits(p, kept, repo.Durable())
 	})
 	return t, err
 }
@@ -245,12 +245,11 @@ func committedFiles(repo *gitops.Repo, c *gitops.Commit, es []Edit) map[string][
 }
 
 // worktreeFiles reads the files of committed in the working tree (none
-// of a file that cannot be read), and tells whether gloss's writes are
-// synced to stable storage (safepath.Durable).
-func worktreeFiles(repo *gitops.Repo, committed map[string][]byte) (map[string][]byte, bool) {
+// of a file that cannot be read).
+func worktreeFiles(repo *gitops.Repo, committed map[string][]byte) map[string][]byte {
 	tree, err := safepath.ForRepo(repo)
 	if err != nil {
-		return nil, safepath.Durable(repo)
+		return nil
 	}
 	defer tree.Close()
 	out := map[string][]byte{}
@@ -259,5 +258,5 @@ func worktreeFiles(repo *gitops.Repo, committed map[string][]byte) (map[string][
 			out[f] = data
 		}
 	}
-	return out, tree.Durable()
+	return out
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/gitops"
-	"github.com/gloss-dev/gloss/safepath"
 )
 
 // The post-commit queue: <common git dir>/gloss/queue/<commit>.json, one
@@ -33,7 +32,7 @@ func Enqueue(repo *gitops.Repo, commit string, job any) error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(filepath.Join(queueDir(repo), commit+".json"), data, 0o644, safepath.Durable(repo))
+	return replaceFile(filepath.Join(queueDir(repo), commit+".json"), data, 0o644, repo.Durable())
 }
 
 // Queued returns the commits whose jobs wait, oldest first.

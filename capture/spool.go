@@ -166,9 +166,9 @@ func TakeStaged[T any](repo *gitops.Repo) ([]T, error) {
 // replaceFile replaces the file at p (creating its folder) atomically: a
 // killed process leaves the old content or the new. It is synced to
 // stable storage when durable, that is when gloss's writes are
-// (safepath.Durable: gloss.fsync, or a core.fsync that syncs refs), as the
-// commit itself is — syncing by
-// default cost 50–160 ms of a commit on a busy disk.
+// (gitops.Repo.Durable: gloss.fsync, or a core.fsync that syncs refs), as
+// the commit itself is — syncing by default cost 50–160 ms of a commit on
+// a busy disk.
 func replaceFile(p string, data []byte, mode os.FileMode, durable bool) error {
 	if durable {
 		return atomicfile.Write(p, data, mode)

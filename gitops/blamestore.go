@@ -76,11 +76,8 @@ func (r *Repo) loadStoredBlame(commit, path string) *blameEntry {
 }
 
 func (r *Repo) storeBlame(commit, path string, e *blameEntry) {
-	p := r.blameFile("e", commit, path)
 	r.memo.keepEntry(commit, path, e)
-	if err := atomicfile.Write(p, e.encode(), 0o644); err == nil {
-		r.trimBlameCache()
-	}
+	r.storeFile(r.blameFile("e", commit, path), e.encode())
 }
 
 func (r *Repo) loadPosition(commit, path string) (string, bool) {
@@ -92,7 +89,19 @@ func (r *Repo) loadPosition(commit, path string) (string, bool) {
 }
 
 func (r *Repo) storePosition(commit, path, key string) {
-	_ = atomicfile.Write(r.blameFile("p", commit, path), []byte(key+"\n"), 0o644)
+	r.storeFile(r.blameFile("p", commit, path), []byte(key+"\n"))
+}
+
+// storeFile is the cache's writer: a blame, a position, a file's history
+// or a keyed result (StoreCached) is replaced whole (atomicfile), so a
+// reader and a killed writer see the old file or the new, and every write
+// keeps the cache under its bound (storeCachedUnsynced is the same
+// without the syncs). A failure only costs a later reader the work
+// again.
+func (r *Repo) storeFile(p string, data []byte) {
+	if err := atomicfile.Write(p, data, 0o644); err == nil {
+		r.trimBlameCache()
+	}
 }
 
 // trimBlameCache keeps the cache under blameCacheMax entries, dropping the

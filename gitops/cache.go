@@ -32,9 +32,7 @@ func (r *Repo) LoadCached(kind, key string) []byte {
 // StoreCached keeps data under kind and key; a failure only costs the next
 // reader the work again.
 func (r *Repo) StoreCached(kind, key string, data []byte) {
-	if err := atomicfile.Write(r.blameFile("x"+kind, key, ""), data, 0o644); err == nil {
-		r.trimBlameCache()
-	}
+	r.storeFile(r.blameFile("x"+kind, key, ""), data)
 }
 
 // storeCachedUnsynced is StoreCached without the syncs, for entries

@@ -223,6 +223,40 @@ func isExit(err error, code int) bool {
 	return errors.As(err, &ge) && ge.ExitCode == code
 }
 
+// Durable reports whether gloss's writes are synced to stable storage (the
+// working tree's, the capture store's, the post-commit queue's): `git
+// config gloss.fsync true|false` when set, else whatever the repository
+// asks of git itself — a core.fsync that covers refs or the index (all,
+// committed, added, reference, index) means yes. Git's own default syncs
+// neither, and neither does gloss then: every write is still atomic and
+// safe against a killed process. Every writer of a post-commit asks, so
+// the handle reads the setting once, as libgit2 keeps the core settings
+// it read when it opened.
+func (r *Repo) Durable() bool {
+	r.durableOnce.Do(func() { r.durable = r.readDurable() })
+	return r.durable
+}
+
+// readDurable is Durable, read from the configuration.
+func (r *Repo) readDurable() bool {
+	if v, ok := r.LookupConfig("gloss.fsync"); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "yes", "on", "1":
+			return true
+		case "false", "no", "off", "0":
+			return false
+		}
+	}
+	v, _ := r.LookupConfig("core.fsync")
+	for _, c := range strings.Split(v, ",") {
+		switch strings.TrimSpace(c) {
+		case "all", "committed", "added", "reference", "index":
+			return true
+		}
+	}
+	return false
+}
+
 // LookupConfig reads one configuration value through libgit2, in process:
 // for settings read on hot paths, where starting `git config` would cost
 // more than the work itself.

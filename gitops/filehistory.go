@@ -14,8 +14,6 @@ import (
 	"sync"
 
 	git "github.com/libgit2/git2go/v34"
-
-	"github.com/gloss-dev/gloss/atomicfile"
 )
 
 // The file history of a read: the latest commits that changed a file, and
@@ -100,7 +98,7 @@ func (r *Repo) FileHistoryCached(ctx context.Context, rev, path string, limit in
 	if err != nil {
 		return nil, err
 	}
-	_ = atomicfile.Write(r.blameFile("h", key, path), h.encode(), 0o644)
+	r.storeFile(r.blameFile("h", key, path), h.encode())
 	return h, nil
 }
 

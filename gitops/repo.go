@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/gloss-dev/gloss/fault"
 	git "github.com/libgit2/git2go/v34"
@@ -36,6 +37,9 @@ type Repo struct {
 	graphProgress io.Writer
 	// memo holds the blame entries and positions this handle read last.
 	memo blameMemo
+	// durable is Durable's answer, read once (durableOnce).
+	durableOnce sync.Once
+	durable     bool
 }
 
 // Open finds the repository that contains dir, searching upwards like git

@@ -99,17 +99,18 @@ func (inv *Invocation) waits(ctx context.Context, job *Job) bool {
 	return true
 }
 
-// deferJob queues job and starts the worker. A job with nothing to do
-// but the blame cache (a commit inside a rebase) is not queued: the
-// worker's refresh covers it. A job the queue cannot keep is run now
-// rather than lost.
-func deferJob(ctx context.Context, inv *Invocation, job *Job) error {
-	if job.Annotation != nil || job.Attribution != nil {
-		if err := capture.Enqueue(inv.Repo, job.Commit, job); err != nil {
-			return errors.Join(err, job.run(ctx, inv.Repo, true))
-		}
+// queueJob queues job for the worker. A job with nothing to do but the
+// blame cache (a commit inside a rebase) is not queued: the worker's
+// refresh covers it. A job the queue cannot keep is run now rather than
+// lost.
+func queueJob(ctx context.Context, inv *Invocation, job *Job) error {
+	if job.Annotation == nil && job.Attribution == nil {
+		return nil
 	}
-	return startWorker(ctx, inv.Repo)
+	if err := capture.Enqueue(inv.Repo, job.Commit, job); err != nil {
+		return errors.Join(err, job.run(ctx, inv.Repo, true))
+	}
+	return nil
 }
 
 // drain runs the queued jobs (capture.Drain), each through run.

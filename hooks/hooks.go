@@ -361,20 +361,22 @@ func carryAttribution(ctx context.Context, inv *Invocation) error {
 
 // postCommit does the new commit's work (job.go): decided at once, then
 // run at once or, when the hook defers (deferred.go), queued for a
-// detached worker.
+// detached worker. The worker is started for a deferred job, and for the
+// jobs a worker that died left queued.
 func postCommit(ctx context.Context, inv *Invocation) error {
 	head, err := inv.Repo.Head()
 	if err != nil || head == "" {
 		return err
 	}
 	p, err := prepareCommit(ctx, inv, head)
-	if inv.deferred() || inv.waits(ctx, p.job) {
-		err = errors.Join(err, deferJob(ctx, inv, p.job))
+	deferIt := inv.deferred() || inv.waits(ctx, p.job)
+	if deferIt {
+		err = errors.Join(err, queueJob(ctx, inv, p.job))
 	} else {
 		err = errors.Join(err, p.job.run(ctx, inv.Repo, false))
-		if len(capture.Queued(inv.Repo)) > 0 { // left by a worker that died
-			err = errors.Join(err, startWorker(ctx, inv.Repo))
-		}
+	}
+	if deferIt || len(capture.Queued(inv.Repo)) > 0 {
+		err = errors.Join(err, startWorker(ctx, inv.Repo))
 	}
 	return errors.Join(err, p.work.RecordSessions(ctx, inv.Repo, head))
 }

@@ -228,6 +228,40 @@ not json at all
 	}
 }
 
+// ReadResolved leaves out, per object, the records another record of the
+// same note supersedes; Read keeps them.
+func TestReadResolvedDropsSuperseded(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	head := fx.Commit("base", map[string]string{"f": "x\n"})
+	repo, err := gitops.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	store := notes.Open(repo, testRef)
+	old := testRecord{Header: notes.NewHeader("gloss/test/v1"), Seq: 1}
+	fix := testRecord{Header: notes.NewHeader("gloss/test/v1"), Seq: 2}
+	fix.Supersedes = []string{old.ID}
+	if err := store.Append(context.Background(), head, old, fix); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(recs map[string][]notes.Record) string {
+		var out []string
+		for _, r := range recs[head] {
+			out = append(out, r.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	all, err := store.Read([]string{head})
+	if err != nil || ids(all) != old.ID+","+fix.ID {
+		t.Errorf("Read = %s, %v; want both records", ids(all), err)
+	}
+	live, err := store.ReadResolved([]string{head})
+	if err != nil || ids(live) != fix.ID {
+		t.Errorf("ReadResolved = %s, %v; want %s alone", ids(live), err, fix.ID)
+	}
+}
+
 func TestMarshalRequiresHeader(t *testing.T) {
 	if _, err := notes.Marshal(map[string]string{"id": "x"}); err == nil {
 		t.Error("record without $schema accepted")

@@ -151,6 +151,17 @@ func (s *Store) Read(objects []string) (map[string][]Record, error) {
 	return out, nil
 }
 
+// ReadResolved is Read with each object's records resolved (Resolve): the
+// ones another record of the same note supersedes are left out, for a
+// reader that only ever wants what is current.
+func (s *Store) ReadResolved(objects []string) (map[string][]Record, error) {
+	out, err := s.Read(objects)
+	for obj, recs := range out {
+		out[obj] = Resolve(recs)
+	}
+	return out, err
+}
+
 // Stats counts what a ref holds.
 type Stats struct {
 	Ref     string `json:"ref"`

@@ -13,7 +13,8 @@ import (
 )
 
 // ForRepo opens the working tree of repo, guarding its git dir and common
-// dir, with per-file locks under <common dir>/gloss/locks. A bare
+// dir, with per-file locks under <common dir>/gloss/locks, its writes
+// synced when the repository's are (gitops.Repo.Durable). A bare
 // repository has no working tree and is refused here, once, for every
 // capability.
 func ForRepo(repo *gitops.Repo) (*Tree, error) {
@@ -24,33 +25,8 @@ func ForRepo(repo *gitops.Repo) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.SetDurable(Durable(repo))
+	t.SetDurable(repo.Durable())
 	return t, nil
-}
-
-// Durable decides whether gloss's writes are synced to stable storage
-// (the working tree's, and the post-commit queue's): `git config gloss.fsync true|false` when set, else whatever the
-// repository asks of git itself — a core.fsync that covers refs or the
-// index (all, committed, added, reference, index) means yes. Git's own
-// default syncs neither, and neither does gloss then: every write is
-// still atomic and safe against a killed process.
-func Durable(repo *gitops.Repo) bool {
-	if v, ok := repo.LookupConfig("gloss.fsync"); ok {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "true", "yes", "on", "1":
-			return true
-		case "false", "no", "off", "0":
-			return false
-		}
-	}
-	v, _ := repo.LookupConfig("core.fsync")
-	for _, c := range strings.Split(v, ",") {
-		switch strings.TrimSpace(c) {
-		case "all", "committed", "added", "reference", "index":
-			return true
-		}
-	}
-	return false
 }
 
 // OpenInput opens a file named as input to a command (an export to
