@@ -97,7 +97,7 @@ func teamRules(repo *gitops.Repo) (*ruleSet, error) {
 	if repo == nil || repo.Root() == "" {
 		return nil, nil
 	}
-	tree, err := safepath.ForRepo(repo)
+	tree, err := safepath.ForReading(repo)
 	if err != nil {
 		return nil, err
 	}

@@ -187,9 +187,11 @@ func TakeEdits(repo *gitops.Repo, commit *gitops.Commit) (*Taken, error) {
 		if t.Edits, err = readEdits(p); err != nil || len(t.Edits) == 0 {
 			return err
 		}
-		// Read first what the commit and the working tree hold of the
-		// edits' files, then hash it.
+		// Read first what the repository says (how its writes are
+		// synced, what the commit holds of the edits' files) and what
+		// the working tree holds of them, then hash it.
 		committed := committedFiles(repo, commit, t.Edits)
+		durable := repo.Durable()
 		worktree := worktreeFiles(repo, committed)
 		inWorktree := map[string]map[string]bool{} // file -> line hashes in the working tree
 		for f, data := range committed {
@@ -213,7 +215,7 @@ func TakeEdits(repo *gitops.Repo, commit *gitops.Commit) (*Taken, error) {
 				kept = append(kept, e)
 			}
 		}
-		return writeEdits(p, kept, repo.Durable())
+		return writeEdits(p, kept, durable)
 	})
 	return t, err
 }
@@ -247,7 +249,7 @@ func committedFiles(repo *gitops.Repo, c *gitops.Commit, es []Edit) map[string][
 // worktreeFiles reads the files of committed in the working tree (none
 // of a file that cannot be read).
 func worktreeFiles(repo *gitops.Repo, committed map[string][]byte) map[string][]byte {
-	tree, err := safepath.ForRepo(repo)
+	tree, err := safepath.ForReading(repo)
 	if err != nil {
 		return nil
 	}

@@ -99,18 +99,23 @@ func (inv *Invocation) waits(ctx context.Context, job *Job) bool {
 	return true
 }
 
-// queueJob queues job for the worker. A job with nothing to do but the
-// blame cache (a commit inside a rebase) is not queued: the worker's
-// refresh covers it. A job the queue cannot keep is run now rather than
-// lost.
-func queueJob(ctx context.Context, inv *Invocation, job *Job) error {
+// queueJob queues job for the worker when deferIt, and reports whether
+// a worker must run: for the job, or, when the commit runs its job
+// itself, for jobs a worker that died left queued. A job with nothing to
+// do but the blame cache (a commit inside a rebase) is not queued: the
+// worker's refresh covers it. A job the queue cannot keep is run now
+// rather than lost.
+func queueJob(ctx context.Context, inv *Invocation, job *Job, deferIt bool) (worker bool, err error) {
+	if !deferIt {
+		return len(capture.Queued(inv.Repo)) > 0, nil
+	}
 	if job.Annotation == nil && job.Attribution == nil {
-		return nil
+		return true, nil
 	}
 	if err := capture.Enqueue(inv.Repo, job.Commit, job); err != nil {
-		return errors.Join(err, job.run(ctx, inv.Repo, true))
+		return true, errors.Join(err, job.run(ctx, inv.Repo, true))
 	}
-	return nil
+	return true, nil
 }
 
 // drain runs the queued jobs (capture.Drain), each through run.

@@ -370,12 +370,12 @@ func postCommit(ctx context.Context, inv *Invocation) error {
 	}
 	p, err := prepareCommit(ctx, inv, head)
 	deferIt := inv.deferred() || inv.waits(ctx, p.job)
-	if deferIt {
-		err = errors.Join(err, queueJob(ctx, inv, p.job))
-	} else {
+	worker, qerr := queueJob(ctx, inv, p.job, deferIt)
+	err = errors.Join(err, qerr)
+	if !deferIt {
 		err = errors.Join(err, p.job.run(ctx, inv.Repo, false))
 	}
-	if deferIt || len(capture.Queued(inv.Repo)) > 0 {
+	if worker {
 		err = errors.Join(err, startWorker(ctx, inv.Repo))
 	}
 	return errors.Join(err, p.work.RecordSessions(ctx, inv.Repo, head))

@@ -18,15 +18,22 @@ import (
 // repository has no working tree and is refused here, once, for every
 // capability.
 func ForRepo(repo *gitops.Repo) (*Tree, error) {
-	if repo.IsBare() {
-		return nil, fault.Usagef("this repository is bare: the command needs a working tree")
-	}
-	t, err := OpenTree(repo.Root(), filepath.Join(repo.CommonDir(), "gloss", "locks"), repo.GitDir(), repo.CommonDir())
+	t, err := ForReading(repo)
 	if err != nil {
 		return nil, err
 	}
 	t.SetDurable(repo.Durable())
 	return t, nil
+}
+
+// ForReading is ForRepo for a caller that only reads the working tree (a
+// read's file, the capture's view of the edited files, the team's
+// redaction rules): it does not look up how writes are synced.
+func ForReading(repo *gitops.Repo) (*Tree, error) {
+	if repo.IsBare() {
+		return nil, fault.Usagef("this repository is bare: the command needs a working tree")
+	}
+	return OpenTree(repo.Root(), filepath.Join(repo.CommonDir(), "gloss", "locks"), repo.GitDir(), repo.CommonDir())
 }
 
 // OpenInput opens a file named as input to a command (an export to

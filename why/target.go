@@ -55,7 +55,7 @@ func openFile(repo *gitops.Repo, p, rev string, content []byte, count func(commi
 		f.rev = "HEAD"
 	}
 	if f.rev == "" {
-		tree, err := safepath.ForRepo(repo)
+		tree, err := safepath.ForReading(repo)
 		if err != nil {
 			return nil, err
 		}
