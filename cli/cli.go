@@ -198,12 +198,21 @@ const stopGrace = 5 * time.Second
 
 // signalContext is cancelled by the first SIGINT or SIGTERM; the process
 // exits (128+signal) on a second one, or stopGrace after the first.
+//
+// The goroutine that waits for the signals installs the handler, rather
+// than the command before it starts: signal.Notify starts a runtime
+// thread for the signals and waits until it has run, and signal.Stop
+// waits until the signal loop has started. A process that ends within a
+// few milliseconds (a hook, --version) waited for both, a millisecond
+// or more off the CPU on a loaded machine. A signal in the first moments,
+// before the handler is in, ends the process as one before main would.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
 		var first os.Signal
 		select {
 		case first = <-sigs:
@@ -223,11 +232,7 @@ func signalContext() (context.Context, func()) {
 		}
 		os.Exit(code)
 	}()
-	// signal.Stop waits until the runtime's signal loop has started, which
-	// a process that ends within a few milliseconds (a hook, --version)
-	// would otherwise wait for at its end: a millisecond or more off the
-	// CPU on a loaded machine. The process is ending; nothing waits for it.
-	return ctx, func() { close(done); cancel(); go signal.Stop(sigs) }
+	return ctx, func() { close(done); cancel() }
 }
 
 // setLogger sends gloss's log to stderr: warnings, and with --verbose the
