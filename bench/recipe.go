@@ -241,6 +241,10 @@ type RecipeCase struct {
 	// the work a read left in the background, so that work is never timed
 	// as part of git's run.
 	After func() error
+	// MinRuns is the fewest paired runs the case takes, whatever the
+	// recipe asks: a process start of a few milliseconds moves more from
+	// run to run than 15 runs can settle.
+	MinRuns int
 }
 
 // Cases are the timed commands: the anchor read with the blame cache warm
@@ -295,7 +299,7 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 	// without it the first read builds it while it answers.
 	noIndex := func() error { return os.RemoveAll(filepath.Join(e.GitDir, "gloss", "decisions-v1")) }
 	return []RecipeCase{
-		{Name: "--version, process start", Gloss: []string{"--version"}, Git: []string{"--version"}},
+		{Name: "--version, process start", Gloss: []string{"--version"}, Git: []string{"--version"}, MinRuns: StartRuns},
 		{Name: "read --anchor, blame cache warm", Gloss: read, Git: blame},
 		{Name: "read --anchor, during the decisions index's build", Gloss: read, Git: blame, Before: noIndex},
 		{Name: "read --anchor, first after init (no caches; the graph init built)", Gloss: read, Git: blame, Before: noReadCaches, After: e.waitFills},
@@ -311,6 +315,9 @@ func (e *RecipeEnv) Cases() []RecipeCase {
 		{Name: "background cache-fill alone", Gloss: []string{"cache-fill", e.Rev, "--", e.File}, Git: blame, Before: noBlameCache},
 	}
 }
+
+// StartRuns is how many times the process start is paired with git's.
+const StartRuns = 201
 
 // FirstAndWarm are the cases `make bench` reports for the large
 // repositories: the process start, the first read after init, one while
@@ -357,6 +364,7 @@ type RecipeResult struct {
 // gloss run.
 func (e *RecipeEnv) Measure(ctx context.Context, c RecipeCase, runs int) (RecipeResult, error) {
 	r := RecipeResult{Name: c.Name}
+	runs = max(runs, c.MinRuns)
 	var g, k, gc, kc []time.Duration
 	for i := 0; i <= runs; i++ {
 		if c.Before != nil {

@@ -229,7 +229,7 @@ func measureReads(ctx context.Context, e *bench.RecipeEnv, o options) []bench.Re
 			r.GlossCPU.Round(100000), r.GitCPU.Round(100000), r.CPURatio)
 	}
 	w.Flush()
-	fmt.Printf("\nwhole processes, paired, medians of %d runs; gloss/git below 1 means gloss is faster.\n", o.runs)
+	fmt.Printf("\nwhole processes, paired, medians of %d runs (the process start: at least %d); gloss/git below 1 means gloss is faster.\n", o.runs, bench.StartRuns)
 	fmt.Println("CPU is user+system time of the process and its children; on a loaded machine it is steadier than wall time.")
 	return out
 }
