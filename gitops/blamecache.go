@@ -114,8 +114,17 @@ type blameJob func() (b *Blame, handOver func(), err error)
 
 // blameCacheBypassed reports whether git blame is configured in a way the
 // cache does not reproduce (ignored revisions), or gloss.blameCache is
-// false. It reads config in-process: this check runs on every cached blame.
+// false. Every cached blame asks, so the handle reads the configuration
+// once, as it does for Durable (a review's hundreds of blames read it
+// hundreds of times).
 func (r *Repo) blameCacheBypassed(context.Context) bool {
+	r.bypassOnce.Do(func() { r.bypass = r.readBlameCacheBypassed() })
+	return r.bypass
+}
+
+// readBlameCacheBypassed is blameCacheBypassed, read from the
+// configuration in process.
+func (r *Repo) readBlameCacheBypassed() bool {
 	cfg, err := r.r.Config()
 	if err != nil {
 		return true

@@ -147,6 +147,16 @@ func (r *Repo) LockBlameGraph() (unlock func(), ok bool) {
 	return func() { _ = os.Remove(p) }, true
 }
 
+// blameGraphRefreshing reports whether a live process holds the graph's
+// refresh lock.
+func (r *Repo) blameGraphRefreshing() bool {
+	p := r.blameGraphLock()
+	if _, err := os.Stat(p); err != nil {
+		return false
+	}
+	return !lockStale(p)
+}
+
 // RefreshBlameGraphLocked is RefreshBlameGraph for a caller holding the
 // lock.
 func (r *Repo) RefreshBlameGraphLocked(ctx context.Context) error {

@@ -285,3 +285,36 @@ func TestBlameGraphStepsAsideForCachedTextconv(t *testing.T) {
 		t.Fatal("blame graph not used with cachetextconv off")
 	}
 }
+
+// TestRenamesRefreshNotStartedTwice: while a live process holds the
+// graph's refresh lock, a read that lacks the renames starts no second
+// refresh (it would find the lock taken and exit): one is under way. A
+// lock whose process is gone is none.
+func TestRenamesRefreshNotStartedTwice(t *testing.T) {
+	fx := fixtures.NewRepo(t)
+	fx.Commit("one", map[string]string{"a.txt": "1\n"})
+	repo := open(t, fx.Dir)
+	if repo.RefreshRenamesDetached() {
+		t.Fatal("a test binary, which is not git-gloss, started a refresh")
+	}
+	lock := filepath.Join(repo.CommonDir(), "gloss", "fill", "graph.lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !repo.RefreshRenamesDetached() {
+		t.Error("a refresh holds the lock, yet none is said to be under way")
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, fmt.Appendf(nil, "%d\n", gone.Process.Pid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if repo.RefreshRenamesDetached() {
+		t.Error("a lock left by a process that is gone taken for a refresh under way")
+	}
+}

@@ -65,3 +65,7 @@ func (r *Repo) GraphFileLog(rev, path string, limit int) ([]string, bool) {
 
 // IsAncestorByWalk is IsAncestor answered by libgit2's walk alone.
 func (r *Repo) IsAncestorByWalk(a, b string) (bool, error) { return r.isAncestorByWalk(a, b) }
+
+// RefreshRenamesDetached is refreshRenamesDetached: whether a background
+// refresh of the renames is under way (started now, or already running).
+func (r *Repo) RefreshRenamesDetached() bool { return r.refreshRenamesDetached() }

@@ -127,10 +127,15 @@ func (r *Repo) renamesSince(ctx context.Context, commit string, whole bool) (map
 
 // refreshRenamesDetached starts the background refresh init starts
 // (StartGraphRefresh: the blame graph, then the renames of HEAD, under
-// the graph's lock, so that one runs at a time), and says whether it did.
-// A program that is not git-gloss (a test binary) has none to start: it
-// diffs the history in the foreground, as Renames does.
+// the graph's lock, so that one runs at a time), and says whether one is
+// under way. While one runs, it starts none: each read in the minute
+// after init would otherwise start a process that finds the lock taken
+// and exits. A program that is not git-gloss (a test binary) has none to
+// start: it diffs the history in the foreground, as Renames does.
 func (r *Repo) refreshRenamesDetached() bool {
+	if r.blameGraphRefreshing() {
+		return true
+	}
 	_, err := r.StartGraphRefresh("")
 	return err == nil
 }

@@ -40,6 +40,9 @@ type Repo struct {
 	// durable is Durable's answer, read once (durableOnce).
 	durableOnce sync.Once
 	durable     bool
+	// bypass is blameCacheBypassed's answer, read once (bypassOnce).
+	bypassOnce sync.Once
+	bypass     bool
 }
 
 // Open finds the repository that contains dir, searching upwards like git
