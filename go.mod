@@ -31,7 +31,7 @@ require (
 	go.lsp.dev/uri v1.0.1
 	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/text v0.36.0
-	lukechampine.com/blake3 v1.4.1
+	lukechampine.com/blake3 v1.1.2
 )
 
 require (
@@ -63,7 +63,6 @@ require (
 	github.com/hashicorp/hcl v1.0.0 // indirect
 	github.com/huandu/xstrings v1.5.0 // indirect
 	github.com/klauspost/compress v1.17.11 // indirect
-	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
 	github.com/klauspost/pgzip v1.2.6 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.0 // indirect
 	github.com/magiconair/properties v1.8.9 // indirect

@@ -48,7 +48,6 @@ var table = map[string]row{
 
 	// leaves
 	"atomicfile":  {rank: leaf},
-	"blake3":      {rank: leaf},
 	"buildinfo":   {rank: leaf},
 	"detach":      {rank: leaf},
 	"editdist":    {rank: leaf},
@@ -78,7 +77,7 @@ var table = map[string]row{
 	"noma":        {rank: capability, imports: []string{"atomicfile", "buildinfo", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
 	"notebook":    {rank: capability, imports: []string{"atomicfile", "config", "fault", "frontmatter", "gitops", "runenv", "safepath", "schemas"}},
 	"reconcile":   {rank: capability, imports: []string{"atomicfile", "buildinfo", "fault", "gitops", "notes", "runenv", "safepath", "schemas", "spec"}},
-	"spec":        {rank: capability, imports: []string{"blake3", "config", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
+	"spec":        {rank: capability, imports: []string{"config", "editdist", "fault", "gitops", "lazyregexp", "safepath", "schemas"}},
 	"decisions":   {rank: capability, imports: []string{"annotate", "atomicfile", "gitops", "notes", "treesitter"}},
 	"tasks":       {rank: capability, imports: []string{"atomicfile", "config", "detach", "fault", "frontmatter", "gitops", "lazyregexp", "runenv", "safepath", "schemas"}},
 	// which MCP tools a session has: the server's rules, read by the

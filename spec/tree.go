@@ -13,7 +13,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gloss-dev/gloss/blake3"
+	"lukechampine.com/blake3"
+
 	"github.com/gloss-dev/gloss/gitops"
 )
 
@@ -311,7 +312,7 @@ func (t *Tree) hashFile(p string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	h := blake3.New()
+	h := blake3.New(32, nil)
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("read %s: %w", p, err)
 	}

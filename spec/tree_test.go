@@ -2,6 +2,7 @@ package spec_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -104,5 +105,57 @@ func TestWorktreeTreeUnborn(t *testing.T) {
 	loose, _ := tree.Lookup("loose.go")
 	if !tree.Has("staged.go") || staged.Untracked || !loose.Untracked || len(changes) != 2 {
 		t.Fatalf("staged %+v loose %+v changes %+v", staged, loose, changes)
+	}
+}
+
+// vectorInput is the BLAKE3 test vectors' input: byte i is i mod 251.
+func vectorInput(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i % 251)
+	}
+	return b
+}
+
+// NotarAI's fingerprints are BLAKE3-256: the first 32 bytes of the
+// specification's test vectors (test_vectors.json of the BLAKE3 reference
+// implementation), across its block, chunk and tree boundaries, hashed
+// whole (HashBytes) and streamed from a file (Tree.Hashes).
+func TestHashesAreBLAKE3(t *testing.T) {
+	vectors := map[int]string{
+		0:     "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262",
+		1:     "2d3adedff11b61f14c886e35afa036736dcd87a74d27b5c1510225d0f592e213",
+		1023:  "10108970eeda3eb932baac1428c7a2163b0e924c9a9e25b35bba72b28f70bd11",
+		1024:  "42214739f095a406f3fc83deb889744ac00df831c10daa55189b5d121c855af7",
+		1025:  "d00278ae47eb27b34faecf67b4fe263f82d5412916c1ffd97c8cb7fb814b8444",
+		8192:  "aae792484c8efe4f19e2ca7d371d8c467ffb10748d8a5a1ae579948f718a2a63",
+		8193:  "bab6c09cb8ce8cf459261398d2e7aef35700bf488116ceb94a36d0f5f1b7bc3b",
+		31744: "62b6960e1a44bcc1eb1a611a8d6235b6b4b78f32e7abc4fb4c6cdcce94895c47",
+	}
+	r := fixtures.NewRepo(t)
+	var paths []string
+	for n := range vectors {
+		if got := spec.HashBytes(vectorInput(n)); got != vectors[n] {
+			t.Errorf("HashBytes of %d bytes = %s, want %s", n, got, vectors[n])
+		}
+		p := fmt.Sprintf("input-%d.bin", n)
+		r.Write(p, string(vectorInput(n)))
+		paths = append(paths, p)
+	}
+	head := r.Commit("inputs", nil)
+	repo, err := gitops.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	tree, _, err := spec.WorktreeTree(context.Background(), repo, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashes, failed := tree.Hashes(paths)
+	for n, want := range vectors {
+		if p := fmt.Sprintf("input-%d.bin", n); hashes[p] != want || failed[p] != nil {
+			t.Errorf("the hash of %s = %s (%v), want %s", p, hashes[p], failed[p], want)
+		}
 	}
 }
