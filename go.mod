@@ -31,7 +31,7 @@ require (
 	go.lsp.dev/uri v1.0.1
 	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/text v0.36.0
-	lukechampine.com/blake3 v1.1.2
+	lukechampine.com/blake3 v1.1.2 // later releases detect the CPU through klauspost/cpuid at every start: docs/design.md#libraries
 )
 
 require (
