@@ -19,6 +19,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -61,7 +63,7 @@ func replace(root *os.Root, rel string, data []byte, mode os.FileMode, sync bool
 	var tmp string
 	var f *os.File
 	for i := 0; ; i++ {
-		tmp = path.Join(dir, fmt.Sprintf(".%s.tmp%d-%d", path.Base(rel), os.Getpid(), i))
+		tmp = path.Join(dir, fmt.Sprintf("%s%d-%d", tempPrefix(rel), os.Getpid(), i))
 		var err error
 		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm())
 		if err == nil {
@@ -100,6 +102,41 @@ func writeClose(f *os.File, data []byte, sync bool) error {
 		}
 	}
 	return f.Close()
+}
+
+// tempPrefix is how the temporary files of rel begin: each is
+// "<prefix><pid>-<n>", beside rel.
+func tempPrefix(rel string) string { return "." + path.Base(rel) + ".tmp" }
+
+// RemoveStale removes the temporary files of rel that writers killed
+// between creating and renaming them left behind (those of a process that
+// is gone): a killed writer leaves rel as it was, and the next write to
+// it leaves no litter beside it. Callers that write where a person looks
+// (the working tree) call it after a write; it lists rel's directory.
+func RemoveStale(root *os.Root, rel string) {
+	dir := path.Dir(rel)
+	d, err := root.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	prefix := tempPrefix(rel)
+	for _, name := range names {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		if pid, err := strconv.Atoi(pidText); err == nil && pid > 0 && processGone(pid) {
+			_ = root.Remove(path.Join(dir, name))
+		}
+	}
+}
+
+// processGone reports whether no process has the id pid.
+func processGone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // syncDir makes the entries of a directory (a rename, a new file) durable.

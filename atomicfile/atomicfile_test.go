@@ -1,7 +1,9 @@
 package atomicfile_test
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -64,5 +66,41 @@ func writeStaysInsideRoot(t *testing.T, write func(*os.Root, string, []byte, os.
 	entries, _ := os.ReadDir(filepath.Join(dir, "notes"))
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+// RemoveStale removes the temporary files of a target that a writer
+// killed before its rename left (its process is gone), and keeps those of
+// a live writer and every other file.
+func TestRemoveStaleKeepsLiveWriters(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := fmt.Sprintf(".t.md.tmp%d-0", gone.Process.Pid)
+	live := fmt.Sprintf(".t.md.tmp%d-0", os.Getpid())
+	others := []string{".u.md.tmp1-0", ".t.md.tmpx-0", "t.md.tmp1-0"}
+	for _, name := range append([]string{stale, live}, others...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := atomicfile.Replace(root, "t.md", []byte("whole\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	atomicfile.RemoveStale(root, "t.md")
+	if _, err := os.Stat(filepath.Join(dir, stale)); !os.IsNotExist(err) {
+		t.Errorf("the killed writer's %s is still there (%v)", stale, err)
+	}
+	for _, name := range append([]string{live, "t.md"}, others...) {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s removed: %v", name, err)
+		}
 	}
 }

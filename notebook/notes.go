@@ -154,10 +154,15 @@ func (nb *Notebook) write(p string, data []byte) error {
 // writeFile replaces a file of the notebook through its os.Root, synced
 // to stable storage when the working tree is durable (safepath.Tree).
 func (nb *Notebook) writeFile(p string, data []byte) error {
+	write := atomicfile.Replace
 	if nb.tree.Durable() {
-		return atomicfile.WriteIn(nb.root, p, data, 0o644)
+		write = atomicfile.WriteIn
 	}
-	return atomicfile.Replace(nb.root, p, data, 0o644)
+	if err := write(nb.root, p, data, 0o644); err != nil {
+		return err
+	}
+	atomicfile.RemoveStale(nb.root, p) // what a writer killed mid-write left
+	return nil
 }
 
 func (nb *Notebook) exists(p string) bool {

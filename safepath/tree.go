@@ -291,10 +291,16 @@ func (t *Tree) WriteReal(real string, data []byte, mode os.FileMode) error {
 		}
 		mode = st.Mode().Perm()
 	}
+	write := atomicfile.Replace
 	if t.durable {
-		return atomicfile.WriteIn(t.root, real, data, mode)
+		write = atomicfile.WriteIn
 	}
-	return atomicfile.Replace(t.root, real, data, mode)
+	if err := write(t.root, real, data, mode); err != nil {
+		return err
+	}
+	// A writer killed mid-write left its temporary file beside this one.
+	atomicfile.RemoveStale(t.root, real)
+	return nil
 }
 
 // WriteFile resolves p and replaces it atomically.

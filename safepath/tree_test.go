@@ -2,8 +2,10 @@ package safepath_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -122,5 +124,34 @@ func TestReadMissingFile(t *testing.T) {
 	_, err = tree.ReadFile("nope.md", 0)
 	if fault.KindOf(err) != fault.NotFound || !errors.Is(err, fs.ErrNotExist) || err.Error() != "nope.md: no such file" {
 		t.Errorf("ReadFile of a missing file: %v", err)
+	}
+}
+
+// A write through the tree leaves no temporary file that a writer killed
+// mid-write left beside its target (a killed `task update` did, in
+// .gloss/tasks, for git status to show).
+func TestWriteClearsAKilledWritersTemporary(t *testing.T) {
+	dir := t.TempDir()
+	tree, err := safepath.OpenWorkTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, "tasks", fmt.Sprintf(".t.md.tmp%d-0", gone.Process.Pid))
+	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := tree.WriteFile("tasks/t.md", []byte("whole\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the killed writer's temporary file is still there (%v)", err)
 	}
 }
