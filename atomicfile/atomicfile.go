@@ -108,12 +108,21 @@ func writeClose(f *os.File, data []byte, sync bool) error {
 // "<prefix><pid>-<n>", beside rel.
 func tempPrefix(rel string) string { return "." + path.Base(rel) + ".tmp" }
 
-// RemoveStale removes the temporary files of rel that writers killed
-// between creating and renaming them left behind (those of a process that
-// is gone): a killed writer leaves rel as it was, and the next write to
-// it leaves no litter beside it. Callers that write where a person looks
-// (the working tree) call it after a write; it lists rel's directory.
-func RemoveStale(root *os.Root, rel string) {
+// WriteVisible replaces rel (WriteIn when durable, else Replace) in a
+// folder a person looks at (the working tree), then removes the
+// temporary files of rel that writers killed between creating and
+// renaming them left behind: a killed writer leaves rel as it was, and the
+// next write to it leaves no litter beside it. It lists rel's directory.
+func WriteVisible(root *os.Root, rel string, data []byte, mode os.FileMode, durable bool) error {
+	if err := replace(root, rel, data, mode, durable); err != nil {
+		return err
+	}
+	removeStale(root, rel)
+	return nil
+}
+
+// removeStale removes the temporary files of rel whose writer is gone.
+func removeStale(root *os.Root, rel string) {
 	dir := path.Dir(rel)
 	d, err := root.Open(dir)
 	if err != nil {
@@ -128,15 +137,14 @@ func RemoveStale(root *os.Root, rel string) {
 			continue
 		}
 		pidText, _, _ := strings.Cut(rest, "-")
-		if pid, err := strconv.Atoi(pidText); err == nil && pid > 0 && processGone(pid) {
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if alive, known := ProcessAlive(pid); known && !alive {
 			_ = root.Remove(path.Join(dir, name))
 		}
 	}
-}
-
-// processGone reports whether no process has the id pid.
-func processGone(pid int) bool {
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // syncDir makes the entries of a directory (a rename, a new file) durable.

@@ -69,10 +69,10 @@ func writeStaysInsideRoot(t *testing.T, write func(*os.Root, string, []byte, os.
 	}
 }
 
-// RemoveStale removes the temporary files of a target that a writer
+// WriteVisible removes the temporary files of its target that a writer
 // killed before its rename left (its process is gone), and keeps those of
 // a live writer and every other file.
-func TestRemoveStaleKeepsLiveWriters(t *testing.T) {
+func TestWriteVisibleRemovesOnlyGoneWriters(t *testing.T) {
 	dir := t.TempDir()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -91,10 +91,9 @@ func TestRemoveStaleKeepsLiveWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := atomicfile.Replace(root, "t.md", []byte("whole\n"), 0o644); err != nil {
+	if err := atomicfile.WriteVisible(root, "t.md", []byte("whole\n"), 0o644, false); err != nil {
 		t.Fatal(err)
 	}
-	atomicfile.RemoveStale(root, "t.md")
 	if _, err := os.Stat(filepath.Join(dir, stale)); !os.IsNotExist(err) {
 		t.Errorf("the killed writer's %s is still there (%v)", stale, err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
+	"github.com/gloss-dev/gloss/atomicfile"
 	"github.com/gloss-dev/gloss/detach"
 )
 
@@ -149,13 +150,7 @@ func (r *Repo) LockBlameGraph() (unlock func(), ok bool) {
 
 // blameGraphRefreshing reports whether a live process holds the graph's
 // refresh lock.
-func (r *Repo) blameGraphRefreshing() bool {
-	p := r.blameGraphLock()
-	if _, err := os.Stat(p); err != nil {
-		return false
-	}
-	return !lockStale(p)
-}
+func (r *Repo) blameGraphRefreshing() bool { return !lockStale(r.blameGraphLock()) }
 
 // RefreshBlameGraphLocked is RefreshBlameGraph for a caller holding the
 // lock.
@@ -316,6 +311,6 @@ func lockStale(p string) bool {
 	if err != nil || pid <= 0 {
 		return age > lockSettle // created, and its holder died before writing
 	}
-	alive, known := processAlive(pid)
+	alive, known := atomicfile.ProcessAlive(pid)
 	return known && !alive
 }

@@ -154,15 +154,7 @@ func (nb *Notebook) write(p string, data []byte) error {
 // writeFile replaces a file of the notebook through its os.Root, synced
 // to stable storage when the working tree is durable (safepath.Tree).
 func (nb *Notebook) writeFile(p string, data []byte) error {
-	write := atomicfile.Replace
-	if nb.tree.Durable() {
-		write = atomicfile.WriteIn
-	}
-	if err := write(nb.root, p, data, 0o644); err != nil {
-		return err
-	}
-	atomicfile.RemoveStale(nb.root, p) // what a writer killed mid-write left
-	return nil
+	return atomicfile.WriteVisible(nb.root, p, data, 0o644, nb.tree.Durable())
 }
 
 func (nb *Notebook) exists(p string) bool {

@@ -291,16 +291,7 @@ func (t *Tree) WriteReal(real string, data []byte, mode os.FileMode) error {
 		}
 		mode = st.Mode().Perm()
 	}
-	write := atomicfile.Replace
-	if t.durable {
-		write = atomicfile.WriteIn
-	}
-	if err := write(t.root, real, data, mode); err != nil {
-		return err
-	}
-	// A writer killed mid-write left its temporary file beside this one.
-	atomicfile.RemoveStale(t.root, real)
-	return nil
+	return atomicfile.WriteVisible(t.root, real, data, mode, t.durable)
 }
 
 // WriteFile resolves p and replaces it atomically.

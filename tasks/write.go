@@ -266,14 +266,9 @@ func (s *Store) settleJournal(ctx context.Context) error {
 func waitGone(pid int, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
-		}
 		// A zombie nobody reaps has finished all the same.
-		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-			if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
-				return
-			}
+		if alive, known := atomicfile.ProcessAlive(pid); known && !alive {
+			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
